@@ -1,0 +1,68 @@
+/* gs_reduce_cub.cu: the CUB baseline, kernel id GS_RK_CUB (10): cub::DeviceReduce::TransformReduce
+ * from the CCCL that ships with the CUDA toolkit. Owns gs_reduce_cub (gs_reduce_cub.h) and
+ * nothing else; the dispatcher in gs_reduce_kernels.cu hands it the workspace past the header.
+ *
+ * Every element is converted to the accumulator type before it is combined (int -> long long,
+ * float -> double), with the same ops and identities as our kernels, so the comparison is like
+ * for like: an int32 sum must not overflow and a float sum must accumulate in double. CUB's
+ * DeviceReduce is run-to-run deterministic (a fixed grid, partials combined in order, no
+ * atomics). num_items is passed as int64, so CUB uses 64-bit offsets and n may exceed 2^31. */
+#include <cub/cub.cuh>
+#include <cuda/functional>
+#include <cuda/std/functional>
+
+#include "gs_reduce_cub.h"
+#include "gs_reduce_internal.cuh"
+
+/* The element -> accumulator conversion. CUB takes its transform as a functor object; this is the
+ * one struct in our CUDA code, because CUB's interface wants one. */
+template <typename T, typename A>
+struct gs_cub_to_acc {
+  __host__ __device__ __forceinline__ A operator()(T x) const { return (A)x; }
+};
+
+template <typename T, typename A, typename Op>
+static cudaError_t gs_cub_run(const void *d_in, uint64_t n, void *d_temp, size_t *temp_bytes,
+                              void *d_out, cudaStream_t st, Op op, A init)
+{
+  return cub::DeviceReduce::TransformReduce(d_temp, *temp_bytes, (const T *)d_in, (A *)d_out,
+                                            (int64_t)n, op, gs_cub_to_acc<T, A>(), init, st);
+}
+
+template <typename T, typename A>
+static cudaError_t gs_cub_typed(int op, const void *d_in, uint64_t n, void *d_temp,
+                                size_t *temp_bytes, void *d_out, cudaStream_t st)
+{
+  switch (op) {
+  case GS_OP_SUM:
+    return gs_cub_run<T, A>(d_in, n, d_temp, temp_bytes, d_out, st, cuda::std::plus<A>(),
+                            gs_identity<GS_OP_SUM, A>());
+  case GS_OP_MIN:
+    return gs_cub_run<T, A>(d_in, n, d_temp, temp_bytes, d_out, st, cuda::minimum<A>(),
+                            gs_identity<GS_OP_MIN, A>());
+  default:
+    return gs_cub_run<T, A>(d_in, n, d_temp, temp_bytes, d_out, st, cuda::maximum<A>(),
+                            gs_identity<GS_OP_MAX, A>());
+  }
+}
+
+extern "C" int gs_reduce_cub(int dtype, int op, const void *d_in, uint64_t n, void *d_temp,
+                             size_t *temp_bytes, void *d_out, void *stream)
+{
+  cudaStream_t st = (cudaStream_t)stream;
+  cudaError_t e;
+  if (!temp_bytes || n == 0) return (int)cudaErrorInvalidValue;
+  switch (dtype) {
+  case GS_DTYPE_INT32: e = gs_cub_typed<int, long long>(op, d_in, n, d_temp, temp_bytes, d_out, st); break;
+  case GS_DTYPE_FLOAT: e = gs_cub_typed<float, double>(op, d_in, n, d_temp, temp_bytes, d_out, st); break;
+  case GS_DTYPE_DOUBLE: e = gs_cub_typed<double, double>(op, d_in, n, d_temp, temp_bytes, d_out, st); break;
+  default: return (int)cudaErrorInvalidValue;
+  }
+  /* CUB checks its launches with cudaPeekAtLastError, which leaves a launch error set; read and
+   * clear it here, as our own launchers do with cudaGetLastError. */
+  if (d_temp) {
+    const cudaError_t last = cudaGetLastError();
+    if (e == cudaSuccess) e = last;
+  }
+  return (int)e;
+}

@@ -1,0 +1,56 @@
+/* gpusim.c: main. MPI start-up, option parsing, subcommand dispatch and exit codes:
+ * 0 ok, 1 failed verification or runtime error, 2 bad input (one line from rank 0). */
+#include <config.h>
+
+#include <mpi.h>
+#include <stdio.h>
+
+#include "gs_error.h"
+#include "gs_info.h"
+#include "gs_mpi.h"
+#include "gs_options.h"
+#include "gs_reduce.h"
+
+/* End the job with status on every rank, after a clean MPI_Finalize. */
+static int gs_finish(struct gs_run *run, int status) {
+  if (run) gs_mpi_teardown(run);
+  fflush(stdout);
+  MPI_Finalize();
+  return status;
+}
+
+int main(int argc, char **argv) {
+  int provided, rank;
+  /* Before MPI_Init: a singleton's MPI library may set its own size variables. */
+  int launcher_size = gs_mpi_launcher_size();
+  /* FUNNELED: OpenMP threads compute, only the main thread calls MPI. */
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+
+  struct gs_options opt;
+  struct gs_msg msg;
+  if (gs_options_parse(argc, argv, &opt, &msg) != GS_OK) {
+    gs_error_report(rank, &msg);
+    return gs_finish(NULL, GS_USAGE);
+  }
+  if (opt.help || opt.version) {
+    if (rank == 0 && opt.help) gs_options_help(stdout, opt.cmd);
+    if (rank == 0 && opt.version && !opt.help)
+      printf("gpusim %s (git %s)\nconfigure: %s\n", PACKAGE_VERSION, GS_GIT_REVISION, GS_CONFIGURE_ARGS);
+    return gs_finish(NULL, GS_OK);
+  }
+
+  struct gs_run run;
+  if (gs_mpi_setup(&opt, launcher_size, &run, &msg) != GS_OK) {
+    gs_error_report(rank, &msg);
+    return gs_finish(&run, GS_USAGE);
+  }
+  int status = GS_FAILED;
+  switch (opt.cmd) {
+  case GS_CMD_INFO: status = gs_info_main(&run); break;
+  case GS_CMD_REDUCE: status = gs_reduce_main(&run); break;
+  default: break;
+  }
+  return gs_finish(&run, status);
+}

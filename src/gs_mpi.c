@@ -1,0 +1,127 @@
+/* gs_mpi.c: where each rank runs. The node-local rank comes from MPI_Comm_split_type
+ * (MPI_COMM_TYPE_SHARED), never from launcher variables: SLURM_LOCALID is wrong under mpirun
+ * inside sbatch. The backend and GPU choice is agreed by all ranks, so a problem on one rank is
+ * one message from rank 0 and exit 2 everywhere, not a hang. */
+#include "gs_mpi.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gs_bind.h"
+
+int gs_mpi_launcher_size(void) {
+  /* Open MPI's and PMI's own counts first: under mpirun inside an allocation the SLURM step
+   * variables describe mpirun's daemons, not the ranks. Then srun's step task count. */
+  static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"};
+  for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+    const char *v = getenv(vars[i]);
+    if (v && atoi(v) > 0) return atoi(v);
+  }
+  return 0;
+}
+
+/* Choose cpu or cuda from the option and every rank's GPU count. */
+static int gs_mpi_choose_backend(struct gs_run *run, int ndev, struct gs_msg *msg) {
+  const struct gs_backend *cuda = gs_backend_cuda_get();
+  int want = run->opt->common.backend, status = GS_OK;
+  if (want == GS_BACKEND_CUDA && !cuda)
+    return gs_error_msg(msg, "--backend cuda: this gpusim was built without CUDA (reconfigure with --with-cuda)");
+  if (want == GS_BACKEND_CUDA && ndev == 0)
+    status = gs_error_msg(msg, "--backend cuda: rank %d on %s sees no GPU", run->rank, run->be.where.host);
+  if (gs_error_agree(MPI_COMM_WORLD, &run->be.where, status, msg) != GS_OK) return GS_USAGE;
+
+  /* For auto: the first rank without a GPU, if any, decides for the CPU backend. */
+  int mine = ndev > 0 ? run->size : run->rank, first = run->size;
+  GS_CHECK_MPI(&run->be.where, MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+  const struct gs_backend *be = gs_backend_cpu_get();
+  if (want == GS_BACKEND_CPU) {
+    snprintf(run->backend_note, sizeof run->backend_note, "cpu (--backend cpu)");
+  } else if (want == GS_BACKEND_CUDA) {
+    be = cuda;
+    snprintf(run->backend_note, sizeof run->backend_note, "cuda (--backend cuda)");
+  } else if (!cuda) {
+    snprintf(run->backend_note, sizeof run->backend_note, "cpu (auto: built without CUDA)");
+  } else if (first < run->size) {
+    snprintf(run->backend_note, sizeof run->backend_note, "cpu (auto: rank %d sees no GPU)", first);
+  } else {
+    be = cuda;
+    snprintf(run->backend_note, sizeof run->backend_note, "cuda (auto: every rank sees a GPU)");
+  }
+  struct gs_where where = run->be.where;
+  run->be = *be;
+  run->be.where = where;
+  return GS_OK;
+}
+
+/* Pick and open this rank's GPU, then refuse two ranks of a node on one GPU unless allowed. */
+static int gs_mpi_bind(struct gs_run *run, int ndev, struct gs_msg *msg) {
+  const struct gs_common_opts *c = &run->opt->common;
+  int gpu = -1;
+  int status = gs_bind_choose(c->gpu_bind, run->local_rank, run->local_size, ndev, c->gpu_share, &gpu, msg);
+  if (status != GS_OK)
+    gs_error_msg(msg, "rank %d on %s: %.400s", run->rank, run->be.where.host, msg->text);
+  if (gs_error_agree(MPI_COMM_WORLD, &run->be.where, status, msg) != GS_OK) return GS_USAGE;
+  run->be.device_open(&run->be, gpu, &run->dev);
+
+  char(*pci)[GS_PCI_MAX] = calloc((size_t)run->local_size, GS_PCI_MAX);
+  if (!pci) GS_DIE(&run->be.where, "calloc", "out of memory");
+  GS_CHECK_MPI(&run->be.where, MPI_Allgather(run->dev.pci, GS_PCI_MAX, MPI_CHAR, pci, GS_PCI_MAX, MPI_CHAR, run->node));
+  int a, b;
+  status = GS_OK;
+  if (!c->gpu_share && gs_bind_find_shared((const char(*)[GS_PCI_MAX])pci, run->local_size, &a, &b))
+    status = gs_error_msg(msg,
+                          "node-local ranks %d and %d on %s would share GPU %s (%d ranks, %d visible GPUs); "
+                          "start fewer ranks per node, or pass --gpu-share",
+                          a, b, run->be.where.host, pci[a], run->local_size, ndev);
+  free(pci);
+  return gs_error_agree(MPI_COMM_WORLD, &run->be.where, status, msg);
+}
+
+int gs_mpi_setup(const struct gs_options *opt, int launcher_size, struct gs_run *run, struct gs_msg *msg) {
+  memset(run, 0, sizeof *run);
+  run->opt = opt;
+  run->node = MPI_COMM_NULL;
+  MPI_Comm_rank(MPI_COMM_WORLD, &run->rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &run->size);
+  run->be.where.rank = run->rank;
+  run->be.where.gpu = -1;
+  if (gethostname(run->be.where.host, GS_HOST_MAX - 1) != 0) strcpy(run->be.where.host, "unknown");
+
+  if (run->size == 1 && launcher_size > 1)
+    return gs_error_msg(msg,
+                        "MPI_COMM_WORLD has 1 rank but the launcher started %d tasks: they are running as "
+                        "separate singletons (srun without PMI?); use srun --mpi=pmix or mpirun",
+                        launcher_size);
+
+  GS_CHECK_MPI(&run->be.where, MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, run->rank,
+                                                   MPI_INFO_NULL, &run->node));
+  MPI_Comm_rank(run->node, &run->local_rank);
+  MPI_Comm_size(run->node, &run->local_size);
+  int leader = run->local_rank == 0;
+  GS_CHECK_MPI(&run->be.where, MPI_Allreduce(&leader, &run->nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+
+  const struct gs_backend *cuda = gs_backend_cuda_get();
+  int ndev = cuda ? cuda->device_count() : 0;
+  if (gs_mpi_choose_backend(run, ndev, msg) != GS_OK) return GS_USAGE;
+  if (strcmp(run->be.name, "cuda") == 0) return gs_mpi_bind(run, ndev, msg);
+  run->be.device_open(&run->be, -1, &run->dev);
+  return GS_OK;
+}
+
+void gs_mpi_teardown(struct gs_run *run) {
+  if (run->node != MPI_COMM_NULL) MPI_Comm_free(&run->node);
+}
+
+void gs_mpi_gather_ranks(const struct gs_run *run, struct gs_rank_info *all) {
+  struct gs_rank_info me;
+  memset(&me, 0, sizeof me);
+  me.rank = run->rank;
+  me.local_rank = run->local_rank;
+  me.local_size = run->local_size;
+  memcpy(me.host, run->be.where.host, sizeof me.host);
+  me.dev = run->dev;
+  /* Raw bytes: every rank runs the same binary, so the layout matches. */
+  GS_CHECK_MPI(&run->be.where, MPI_Gather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, 0, MPI_COMM_WORLD));
+}

@@ -1,0 +1,46 @@
+/* gs_mpi.h: a run's place in the job: world and node communicators, node-local rank, the
+ * backend choice and the GPU binding, and the per-rank descriptions rank 0 prints. */
+#ifndef GS_MPI_H
+#define GS_MPI_H
+
+#include <mpi.h>
+
+#include "gs_backend.h"
+#include "gs_error.h"
+#include "gs_options.h"
+
+/* One rank's identity, gathered to rank 0 for `info` and the run header. */
+struct gs_rank_info {
+  int rank, local_rank, local_size;
+  char host[GS_HOST_MAX];
+  struct gs_device_info dev;
+};
+
+/* Everything a subcommand needs about where it runs. No globals: passed down. */
+struct gs_run {
+  const struct gs_options *opt;
+  int rank, size;              /* in MPI_COMM_WORLD */
+  int local_rank, local_size;  /* in this node's shared-memory communicator */
+  int nodes;                   /* distinct nodes in the job */
+  MPI_Comm node;               /* this node's ranks */
+  struct gs_backend be;        /* the chosen backend, with this rank's identity */
+  struct gs_device_info dev;   /* the device this rank computes on */
+  char backend_note[160];      /* why that backend was chosen */
+};
+
+/* Ranks the launcher meant to start, from its environment (SLURM, PMI, Open MPI), or 0 if it
+ * says nothing. A job of size 1 where this is > 1 was started as singletons. */
+int gs_mpi_launcher_size(void);
+
+/* Set up run: communicators, backend, GPU binding. launcher_size is gs_mpi_launcher_size() read
+ * before MPI_Init (an MPI library may set its own variables for a singleton). Collective.
+ * Returns GS_OK, or GS_USAGE with the same msg on every rank (no GPU, shared GPU, singletons). */
+int gs_mpi_setup(const struct gs_options *opt, int launcher_size, struct gs_run *run, struct gs_msg *msg);
+
+/* Free what gs_mpi_setup made. */
+void gs_mpi_teardown(struct gs_run *run);
+
+/* Gather every rank's identity to rank 0 (all: size entries there, unused elsewhere). */
+void gs_mpi_gather_ranks(const struct gs_run *run, struct gs_rank_info *all);
+
+#endif

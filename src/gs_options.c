@@ -1,0 +1,270 @@
+/* gs_options.c: table-driven parsing of `gpusim [SUBCOMMAND] [OPTIONS]`. Each subcommand has one
+ * table; the common table applies to all. Values are range-checked here so that a bad option is
+ * one clear message, identical on every rank, before any MPI or GPU work starts. */
+#include "gs_options.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_reduce.h"
+#include "gs_types.h"
+
+enum gs_opt_kind { GS_OPT_FLAG, GS_OPT_INT, GS_OPT_COUNT, GS_OPT_STRING, GS_OPT_CHOICE };
+
+/* One option: where its value goes in struct gs_options and what it accepts. */
+struct gs_opt {
+  const char *name;     /* long name without "--" */
+  int kind;             /* enum gs_opt_kind */
+  size_t offset;        /* of the value in struct gs_options */
+  size_t size;          /* of the value, for strings */
+  int64_t min, max;     /* accepted range for INT and COUNT */
+  const char *choices;  /* "a|b|c" for CHOICE: stored as the index */
+  const char *metavar;  /* shown in help */
+  const char *help;     /* one line */
+};
+
+#define GS_O(field) offsetof(struct gs_options, field), sizeof(((struct gs_options *)0)->field)
+
+static const struct gs_opt gs_common_table[] = {
+    {"backend", GS_OPT_CHOICE, GS_O(common.backend), 0, 0, "auto|cuda|cpu", "B",
+     "compute backend; auto = cuda when every rank sees a GPU, else cpu (default auto)"},
+    {"gpu-bind", GS_OPT_STRING, GS_O(common.gpu_bind), 0, 0, NULL, "P",
+     "GPU per rank: local (node-local rank mod visible GPUs), none (leave CUDA's default), "
+     "or a list like 0,2,1,3 indexed by node-local rank (default local)"},
+    {"gpu-share", GS_OPT_FLAG, GS_O(common.gpu_share), 0, 0, NULL, NULL,
+     "allow several ranks of one node on the same GPU (an error otherwise)"},
+    {"csv", GS_OPT_STRING, GS_O(common.csv), 0, 0, NULL, "FILE",
+     "append result rows to FILE (tidy schema, see docs/results-schema.md)"},
+    {"json", GS_OPT_STRING, GS_O(common.json), 0, 0, NULL, "FILE", "write result rows to FILE as JSON"},
+};
+
+static const struct gs_opt gs_reduce_table[] = {
+    {"n", GS_OPT_COUNT, GS_O(reduce.n), 1, INT64_MAX, NULL, "N",
+     "elements per rank: 268435456, 2^28, 256M, 1e6 (K/M/G = 2^10/2^20/2^30; default 2^28)"},
+    {"total", GS_OPT_COUNT, GS_O(reduce.total), 1, INT64_MAX, NULL, "N",
+     "elements over all ranks instead of --n (strong scaling); split as evenly as possible"},
+    {"type", GS_OPT_CHOICE, GS_O(reduce.dtype), 0, 0, "int|float|double", "T",
+     "element type (default int: 32-bit ints summed in 64 bits, so sums never overflow; "
+     "float sums accumulate in double)"},
+    {"op", GS_OPT_CHOICE, GS_O(reduce.op), 0, 0, "sum|min|max", "OP", "reduction operator (default sum)"},
+    {"kernel", GS_OPT_STRING, GS_O(reduce.kernels), 0, 0, NULL, "LIST",
+     "all, or a list of 1..7 (the seed ladder), vec, onepass, cub (cuda) / omp (cpu) (default all)"},
+    {"block", GS_OPT_INT, GS_O(reduce.block), 32, 1024, NULL, "T",
+     "threads per block, a power of two (default 256)"},
+    {"iters", GS_OPT_INT, GS_O(reduce.iters), 1, 1000000, NULL, "K", "timed runs per kernel; the median is shown (default 20)"},
+    {"warmup", GS_OPT_INT, GS_O(reduce.warmup), 0, 1000000, NULL, "K", "untimed runs first (default 3)"},
+    {"source", GS_OPT_CHOICE, GS_O(reduce.source), 0, 0, "device|host", "S",
+     "where the input lives: device memory, or pinned host memory streamed in chunks (default device)"},
+    {"streams", GS_OPT_INT, GS_O(reduce.streams), 1, 64, NULL, "K", "streams for --source host (default 4)"},
+    {"chunk", GS_OPT_COUNT, GS_O(reduce.chunk), 1024, INT64_MAX, NULL, "N",
+     "elements per chunk for --source host (default 2^24)"},
+    {"seed", GS_OPT_COUNT, GS_O(reduce.seed), 0, INT64_MAX, NULL, "S", "input generator seed (default 1)"},
+};
+
+/* The subcommands: name, table and a one-line summary (only those that exist). */
+static const struct {
+  const char *name;
+  const struct gs_opt *table;
+  size_t count;
+  const char *summary;
+} gs_cmds[GS_CMD_COUNT] = {
+    [GS_CMD_NONE] = {"", NULL, 0, ""},
+    [GS_CMD_INFO] = {"info", NULL, 0, "show, per rank, the host, node-local rank and GPU it got"},
+    [GS_CMD_REDUCE] = {"reduce", gs_reduce_table, sizeof gs_reduce_table / sizeof *gs_reduce_table,
+                       "parallel reduction: the seed ladder, modern kernels and CUB, MPI_Allreduce"},
+};
+
+const char *gs_options_cmd_name(int cmd) { return cmd > 0 && cmd < GS_CMD_COUNT ? gs_cmds[cmd].name : ""; }
+
+int gs_options_parse_u64(const char *s, uint64_t *out) {
+  const char *p = s;
+  while (isspace((unsigned char)*p)) p++;
+  if (*p == '-') return -3;
+  if (!isdigit((unsigned char)*p)) return -1;
+  errno = 0;
+  char *end;
+  unsigned long long base = strtoull(p, &end, 10);
+  if (errno == ERANGE) return -2;
+  uint64_t v = base;
+  if (*end == '^' || *end == 'e' || *end == 'E') {
+    uint64_t radix = *end == '^' ? base : 10, mant = *end == '^' ? 1 : base;
+    const char *q = end + 1;
+    if (!isdigit((unsigned char)*q)) return -1;
+    unsigned long long ex = strtoull(q, &end, 10);
+    if (errno == ERANGE || ex > 64) return -2;
+    v = mant;
+    for (unsigned long long i = 0; i < ex; i++) {
+      if (radix != 0 && v > UINT64_MAX / radix) return -2;
+      v *= radix;
+    }
+  } else if (*end) {
+    const char *units = "KMGT";
+    const char *u = strchr(units, toupper((unsigned char)*end));
+    if (!u || end[1]) return -1;
+    unsigned shift = 10u * (unsigned)(u - units + 1);
+    if (v > (UINT64_MAX >> shift)) return -2;
+    v <<= shift;
+    end++;
+  }
+  if (*end) return -1;
+  *out = v;
+  return 0;
+}
+
+static void gs_options_defaults(struct gs_options *o) {
+  memset(o, 0, sizeof *o);
+  strcpy(o->common.gpu_bind, "local");
+  o->reduce.n = (uint64_t)1 << 28;
+  strcpy(o->reduce.kernels, "all");
+  o->reduce.block = 256;
+  o->reduce.iters = 20;
+  o->reduce.warmup = 3;
+  o->reduce.streams = 4;
+  o->reduce.chunk = (uint64_t)1 << 24;
+  o->reduce.seed = 1;
+}
+
+static const struct gs_opt *gs_options_find(const struct gs_opt *t, size_t n, const char *name, size_t len) {
+  for (size_t i = 0; i < n; i++)
+    if (strlen(t[i].name) == len && strncmp(t[i].name, name, len) == 0) return &t[i];
+  return NULL;
+}
+
+/* Index of value in "a|b|c", or -1. */
+static int gs_options_choice(const char *choices, const char *value) {
+  size_t len = strlen(value);
+  int idx = 0;
+  for (const char *p = choices; *p; idx++) {
+    const char *bar = strchr(p, '|');
+    size_t l = bar ? (size_t)(bar - p) : strlen(p);
+    if (l == len && strncmp(p, value, len) == 0) return idx;
+    if (!bar) break;
+    p = bar + 1;
+  }
+  return -1;
+}
+
+static int gs_options_store(const struct gs_opt *opt, const char *value, struct gs_options *o,
+                            struct gs_msg *msg) {
+  char *dst = (char *)o + opt->offset;
+  switch (opt->kind) {
+  case GS_OPT_CHOICE: {
+    int idx = gs_options_choice(opt->choices, value);
+    if (idx < 0) return gs_error_msg(msg, "--%s: '%s' is not one of %s", opt->name, value, opt->choices);
+    *(int *)dst = idx;
+    return GS_OK;
+  }
+  case GS_OPT_STRING:
+    if (!*value) return gs_error_msg(msg, "--%s: empty value", opt->name);
+    if (strlen(value) >= opt->size) return gs_error_msg(msg, "--%s: value longer than %zu characters", opt->name, opt->size - 1);
+    strcpy(dst, value);
+    return GS_OK;
+  case GS_OPT_INT:
+  case GS_OPT_COUNT: {
+    uint64_t v;
+    int rc = gs_options_parse_u64(value, &v);
+    if (rc == -3) return gs_error_msg(msg, "--%s: '%s' is negative", opt->name, value);
+    if (rc == -2) return gs_error_msg(msg, "--%s: '%s' is too large", opt->name, value);
+    if (rc) return gs_error_msg(msg, "--%s: '%s' is not a number (examples: 1000, 2^20, 64M, 1e6)", opt->name, value);
+    if (v < (uint64_t)opt->min || v > (uint64_t)opt->max)
+      return gs_error_msg(msg, "--%s: %s is out of range [%" PRId64 ", %" PRId64 "]", opt->name, value, opt->min, opt->max);
+    if (opt->kind == GS_OPT_INT) *(int *)dst = (int)v;
+    else *(uint64_t *)dst = v;
+    return GS_OK;
+  }
+  default:
+    *(int *)dst = 1;
+    return GS_OK;
+  }
+}
+
+/* Cross-option checks, after every option is in. */
+static int gs_options_validate(struct gs_options *o, struct gs_msg *msg) {
+  const char *bind = o->common.gpu_bind;
+  if (strcmp(bind, "local") && strcmp(bind, "none")) {
+    for (const char *p = bind; *p; p++)
+      if (!isdigit((unsigned char)*p) && *p != ',')
+        return gs_error_msg(msg, "--gpu-bind: '%s' is not local, none or a list of device indices like 0,1,2,3", bind);
+    if (bind[0] == ',' || strstr(bind, ",,") || bind[strlen(bind) - 1] == ',')
+      return gs_error_msg(msg, "--gpu-bind: '%s' has an empty entry", bind);
+  }
+  if (o->cmd == GS_CMD_REDUCE) {
+    struct gs_reduce_opts *r = &o->reduce;
+    if (r->block & (r->block - 1)) return gs_error_msg(msg, "--block: %d is not a power of two", r->block);
+    unsigned mask;
+    if (gs_reduce_kernel_mask(r->kernels, &mask, msg) != GS_OK) return GS_USAGE;
+  }
+  return GS_OK;
+}
+
+int gs_options_parse(int argc, char **argv, struct gs_options *o, struct gs_msg *msg) {
+  gs_options_defaults(o);
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (a[0] != '-' || a[1] == '\0') {
+      if (o->cmd != GS_CMD_NONE) return gs_error_msg(msg, "unexpected argument '%s'", a);
+      for (int c = 1; c < GS_CMD_COUNT; c++)
+        if (strcmp(a, gs_cmds[c].name) == 0) o->cmd = c;
+      if (o->cmd == GS_CMD_NONE) return gs_error_msg(msg, "unknown subcommand '%s' (try 'gpusim --help')", a);
+      continue;
+    }
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { o->help = 1; continue; }
+    if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) { o->version = 1; continue; }
+    if (a[1] != '-') return gs_error_msg(msg, "unknown option '%s' (options are long: --name VALUE)", a);
+    const char *name = a + 2, *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    const struct gs_opt *opt = gs_options_find(gs_common_table, sizeof gs_common_table / sizeof *gs_common_table, name, len);
+    if (!opt && o->cmd != GS_CMD_NONE) opt = gs_options_find(gs_cmds[o->cmd].table, gs_cmds[o->cmd].count, name, len);
+    if (!opt)
+      return gs_error_msg(msg, "unknown option '--%.*s'%s%s (try 'gpusim %s --help')", (int)len, name,
+                          o->cmd ? " for " : "", gs_options_cmd_name(o->cmd), gs_options_cmd_name(o->cmd));
+    const char *value = NULL;
+    if (opt->kind == GS_OPT_FLAG) {
+      if (eq) return gs_error_msg(msg, "--%s takes no value", opt->name);
+    } else if (eq) {
+      value = eq + 1;
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      return gs_error_msg(msg, "--%s needs a value (%s)", opt->name, opt->metavar);
+    }
+    if (gs_options_store(opt, value, o, msg) != GS_OK) return GS_USAGE;
+  }
+  if (o->help || o->version) return GS_OK;
+  if (o->cmd == GS_CMD_NONE) return gs_error_msg(msg, "no subcommand given (try 'gpusim --help')");
+  return gs_options_validate(o, msg);
+}
+
+static void gs_options_table_help(FILE *f, const struct gs_opt *t, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    char left[64];
+    snprintf(left, sizeof left, "--%s%s%s", t[i].name, t[i].metavar ? " " : "",
+             t[i].kind == GS_OPT_CHOICE ? t[i].choices : t[i].metavar ? t[i].metavar : "");
+    fprintf(f, "  %-24s %s\n", left, t[i].help);
+  }
+}
+
+void gs_options_help(FILE *f, int cmd) {
+  if (cmd <= GS_CMD_NONE || cmd >= GS_CMD_COUNT) {
+    fprintf(f, "Usage: mpirun -np N gpusim SUBCOMMAND [OPTIONS]\n\n"
+               "gpusim runs GPU workloads on one GPU per MPI rank, on one node or many.\n\nSubcommands:\n");
+    for (int c = 1; c < GS_CMD_COUNT; c++) fprintf(f, "  %-10s %s\n", gs_cmds[c].name, gs_cmds[c].summary);
+    fprintf(f, "\nCommon options (every subcommand):\n");
+    gs_options_table_help(f, gs_common_table, sizeof gs_common_table / sizeof *gs_common_table);
+    fprintf(f, "  %-24s %s\n  %-24s %s\n", "--help", "this text, or a subcommand's: gpusim SUBCOMMAND --help",
+            "--version", "version and build configuration");
+    fprintf(f, "\nExit status: 0 ok, 1 a result failed verification or a runtime error, 2 bad input.\n");
+    return;
+  }
+  fprintf(f, "Usage: mpirun -np N gpusim %s [OPTIONS]\n\n%s.\n", gs_cmds[cmd].name, gs_cmds[cmd].summary);
+  if (gs_cmds[cmd].count) {
+    fprintf(f, "\nOptions:\n");
+    gs_options_table_help(f, gs_cmds[cmd].table, gs_cmds[cmd].count);
+  }
+  fprintf(f, "\nCommon options:\n");
+  gs_options_table_help(f, gs_common_table, sizeof gs_common_table / sizeof *gs_common_table);
+}

@@ -1,0 +1,53 @@
+/* gs_reduce_job.h: internal to the reduce driver: one rank's reduction job, shared by the
+ * device-resident path (gs_reduce.c) and the streamed host path (gs_reduce_stream.c). */
+#ifndef GS_REDUCE_JOB_H
+#define GS_REDUCE_JOB_H
+
+#include "gs_backend.h"
+#include "gs_mpi.h"
+#include "gs_reduce.h"
+#include "gs_report.h"
+
+/* Median and spread of repeated timings, seconds. */
+struct gs_stats {
+  double min, median, max;
+};
+
+struct gs_reduce_job {
+  struct gs_run *run;
+  const struct gs_reduce_opts *o;
+  const struct gs_backend *be;
+  enum gs_dtype t;
+  enum gs_op op;
+  uint64_t n, first, total;   /* this rank's elements, its first global index, all ranks' */
+  size_t bytes;               /* this rank's input bytes */
+  void *h_in;                 /* pinned host copy of this rank's input */
+  union gs_acc ref_local;     /* CPU reference of this rank's slice */
+  union gs_acc ref_global;    /* ... and of the whole array */
+  double tol;                 /* allowed |result - reference| (0: exact) */
+  gs_queue *q;                /* main queue */
+  gs_event *ev[2];            /* timing events */
+  double copy_bw;             /* measured device-copy ceiling, bytes/s (read + write) */
+  MPI_Datatype mpi_type;      /* of the accumulator */
+  MPI_Op mpi_op;              /* of the operator */
+  struct gs_report rep;
+  int failed;                 /* some check failed on some rank */
+  int corrupt;                /* test hook: make the last rank's results wrong */
+};
+
+/* Sort t[0..k) and return min/median/max. */
+struct gs_stats gs_reduce_stats(double *t, int k);
+
+/* Does result r match reference ref within job->tol? */
+int gs_reduce_matches(const struct gs_reduce_job *job, union gs_acc r, union gs_acc ref);
+
+/* Combine two accumulators with the job's op (exact for our inputs). */
+union gs_acc gs_reduce_combine(const struct gs_reduce_job *job, union gs_acc a, union gs_acc b);
+
+/* Slowest rank's stats (collective; valid on rank 0), and each rank's on rank 0 in per_rank. */
+struct gs_stats gs_reduce_gather_stats(const struct gs_reduce_job *job, struct gs_stats mine, struct gs_stats *per_rank);
+
+/* The --source host pipeline and its contrasts. Returns nothing; sets job->failed. */
+void gs_reduce_stream_run(struct gs_reduce_job *job, unsigned mask);
+
+#endif

@@ -1,0 +1,23 @@
+#!/bin/sh
+# gpusim reduce on the GPU: every kernel, type and op verified, on every GPU of the machine (up
+# to 4 ranks), with --source host too. Skips without a GPU. (The kernels themselves, at odd and
+# > 2^31 sizes, are tested by test_gpu_reduce.)
+. "$GS_TEST_LIB"
+ngpu=$(gs_gpus)
+[ "$ngpu" -gt 0 ] || gs_skip "no GPU visible"
+np=$ngpu
+[ "$np" -gt 4 ] && np=4
+common="--backend cuda --iters 3 --warmup 1"
+for t in int float double; do
+  for op in sum min max; do
+    out=$(gs_mpirun $np reduce $common --n 1000003 --type $t --op $op) || { echo "$out"; gs_fail "$t $op: exit $?"; }
+    echo "$out" | grep -q '^# verification: OK' || { echo "$out"; gs_fail "$t $op not verified"; }
+    rows=$(echo "$out" | grep -cE ' OK$')
+    [ "$rows" = 10 ] || { echo "$out"; gs_fail "$t $op: $rows verified kernel rows, want 10"; }
+    echo "ok: $t $op on $np GPU(s)"
+  done
+done
+out=$(gs_mpirun $np reduce $common --source host --n 2^24 --chunk 2^20) || gs_fail "--source host: exit $?"
+echo "$out"
+echo "$out" | grep -q '^# verification: OK' || gs_fail "--source host not verified"
+echo "PASS"

@@ -1,0 +1,27 @@
+# gs_test_lib.sh: sourced by the shell tests. Runs gpusim under the MPI launcher found by
+# configure, with the flags a CI container needs (root, more ranks than cores).
+set -u
+gs_skip() { echo "SKIP: $*"; exit 77; }
+gs_fail() { echo "FAIL: $*"; exit 1; }
+gs_hard() { echo "ERROR: $*"; exit 99; }
+
+[ -x "${GPUSIM:-}" ] || gs_hard "GPUSIM is not set to the built program"
+GS_MPIFLAGS=""
+if [ -n "${MPIEXEC:-}" ] && "$MPIEXEC" --version 2>&1 | grep -q "Open MPI\|OpenRTE"; then
+  GS_MPIFLAGS="--oversubscribe --bind-to none"
+  [ "$(id -u)" = 0 ] && GS_MPIFLAGS="$GS_MPIFLAGS --allow-run-as-root"
+  # Containers often forbid the cross-memory attach Open MPI's shared memory uses.
+  export OMPI_MCA_btl_vader_single_copy_mechanism=none
+  export OMPI_MCA_rmaps_base_oversubscribe=1
+fi
+
+# gs_mpirun NP ARGS...: run gpusim on NP ranks, never longer than GS_TIMEOUT seconds.
+gs_mpirun() {
+  np=$1
+  shift
+  [ -n "${MPIEXEC:-}" ] || gs_skip "no MPI launcher (mpiexec) found by configure"
+  timeout "${GS_TIMEOUT:-300}" "$MPIEXEC" $GS_MPIFLAGS -n "$np" "$GPUSIM" "$@"
+}
+
+# gs_gpus: GPUs this machine shows (0 without a driver or in a CPU-only build).
+gs_gpus() { "${GS_GPU_COUNT:?}" 2>/dev/null || echo 0; }

@@ -1,0 +1,87 @@
+/* Option parsing: numbers with suffixes, every kind of bad input, defaults, both value forms. */
+#include <string.h>
+
+#include "gs_options.h"
+#include "gs_types.h"
+#include "gs_test.h"
+
+/* Parse a space-separated command line; returns the status and leaves msg filled. */
+static int parse(const char *line, struct gs_options *o, struct gs_msg *msg) {
+  char buf[512], *argv[32];
+  int argc = 0;
+  snprintf(buf, sizeof buf, "gpusim %s", line);
+  for (char *t = strtok(buf, " "); t && argc < 31; t = strtok(NULL, " ")) argv[argc++] = t;
+  argv[argc] = NULL;
+  msg->text[0] = 0;
+  return gs_options_parse(argc, argv, o, msg);
+}
+
+static int fails_with(const char *line, const char *needle) {
+  struct gs_options o;
+  struct gs_msg msg;
+  int rc = parse(line, &o, &msg);
+  if (rc != GS_USAGE || !strstr(msg.text, needle)) {
+    fprintf(stderr, "'%s': rc %d, message '%s', want '%s'\n", line, rc, msg.text, needle);
+    return 0;
+  }
+  return 1;
+}
+
+int main(void) {
+  uint64_t v;
+  GS_EXPECT(gs_options_parse_u64("123", &v) == 0 && v == 123);
+  GS_EXPECT(gs_options_parse_u64("2^30", &v) == 0 && v == (uint64_t)1 << 30);
+  GS_EXPECT(gs_options_parse_u64("256M", &v) == 0 && v == (uint64_t)256 << 20);
+  GS_EXPECT(gs_options_parse_u64("4k", &v) == 0 && v == 4096);
+  GS_EXPECT(gs_options_parse_u64("1e6", &v) == 0 && v == 1000000);
+  GS_EXPECT(gs_options_parse_u64("2^63", &v) == 0 && v == (uint64_t)1 << 63);
+  GS_EXPECT(gs_options_parse_u64("2^64", &v) == -2);
+  GS_EXPECT(gs_options_parse_u64("16T", &v) == 0 && v == (uint64_t)16 << 40);
+  GS_EXPECT(gs_options_parse_u64("99999999999999999999", &v) == -2);
+  GS_EXPECT(gs_options_parse_u64("20000000T", &v) == -2);
+  GS_EXPECT(gs_options_parse_u64("-1", &v) == -3);
+  GS_EXPECT(gs_options_parse_u64("abc", &v) == -1);
+  GS_EXPECT(gs_options_parse_u64("12x", &v) == -1);
+  GS_EXPECT(gs_options_parse_u64("2^", &v) == -1);
+  GS_EXPECT(gs_options_parse_u64("", &v) == -1);
+  GS_EXPECT(gs_options_parse_u64("1MB", &v) == -1);
+
+  struct gs_options o;
+  struct gs_msg msg;
+  GS_EXPECT(parse("reduce", &o, &msg) == GS_OK);
+  GS_EXPECT(o.cmd == GS_CMD_REDUCE && o.reduce.n == (uint64_t)1 << 28 && o.reduce.block == 256);
+  GS_EXPECT(o.reduce.dtype == GS_DTYPE_INT32 && o.reduce.op == GS_OP_SUM && strcmp(o.reduce.kernels, "all") == 0);
+  GS_EXPECT(strcmp(o.common.gpu_bind, "local") == 0 && o.common.backend == GS_BACKEND_AUTO);
+  GS_EXPECT(parse("reduce --n=2^20 --type double --op max --block 128 --source host --kernel 1,7,vec", &o, &msg) == GS_OK);
+  GS_EXPECT(o.reduce.n == (uint64_t)1 << 20 && o.reduce.dtype == GS_DTYPE_DOUBLE && o.reduce.op == GS_OP_MAX);
+  GS_EXPECT(o.reduce.block == 128 && o.reduce.source == GS_SOURCE_HOST && strcmp(o.reduce.kernels, "1,7,vec") == 0);
+  GS_EXPECT(parse("--backend cpu info --gpu-bind 1,0 --gpu-share", &o, &msg) == GS_OK);
+  GS_EXPECT(o.cmd == GS_CMD_INFO && o.common.backend == GS_BACKEND_CPU && o.common.gpu_share == 1);
+  GS_EXPECT(strcmp(o.common.gpu_bind, "1,0") == 0);
+  GS_EXPECT(parse("reduce --help", &o, &msg) == GS_OK && o.help && o.cmd == GS_CMD_REDUCE);
+  GS_EXPECT(parse("--version", &o, &msg) == GS_OK && o.version);
+
+  GS_EXPECT(fails_with("", "no subcommand"));
+  GS_EXPECT(fails_with("launch", "unknown subcommand 'launch'"));
+  GS_EXPECT(fails_with("reduce --frobnicate 3", "unknown option '--frobnicate' for reduce"));
+  GS_EXPECT(fails_with("info --n 5", "unknown option '--n' for info"));
+  GS_EXPECT(fails_with("reduce -n 5", "options are long"));
+  GS_EXPECT(fails_with("reduce --n", "--n needs a value"));
+  GS_EXPECT(fails_with("reduce --n abc", "not a number"));
+  GS_EXPECT(fails_with("reduce --n -4", "negative"));
+  GS_EXPECT(fails_with("reduce --n 2^70", "too large"));
+  GS_EXPECT(fails_with("reduce --n 0", "out of range"));
+  GS_EXPECT(fails_with("reduce --iters 0", "out of range"));
+  GS_EXPECT(fails_with("reduce --block 16", "out of range"));
+  GS_EXPECT(fails_with("reduce --block 96", "not a power of two"));
+  GS_EXPECT(fails_with("reduce --chunk 10", "out of range"));
+  GS_EXPECT(fails_with("reduce --type int8", "not one of int|float|double"));
+  GS_EXPECT(fails_with("reduce --op avg", "not one of sum|min|max"));
+  GS_EXPECT(fails_with("reduce --kernel 1,fast", "'fast' is not a kernel"));
+  GS_EXPECT(fails_with("reduce --csv=", "empty value"));
+  GS_EXPECT(fails_with("info --gpu-share=1", "takes no value"));
+  GS_EXPECT(fails_with("info --gpu-bind 0,x", "not local, none or a list"));
+  GS_EXPECT(fails_with("info --gpu-bind 0,,1", "empty entry"));
+  GS_EXPECT(fails_with("info extra", "unexpected argument 'extra'"));
+  GS_TEST_DONE();
+}
