@@ -4,6 +4,7 @@
  *   - the combine operator and its identity, selected at compile time by the gs_op value;
  *   - the workspace layout shared by every kernel id;
  *   - warp and block reductions built on __shfl_down_sync;
+ *   - the persistent-grid size (SMs x occupancy, cached) of kernels 7, 8 and 9;
  *   - the ladder's entry point, called by the dispatcher.
  * Accumulator types: long long for int inputs, double for float and double inputs (gs_types.h). */
 #ifndef GS_REDUCE_INTERNAL_CUH
@@ -12,6 +13,8 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <atomic>
 
 #include <cuda/std/limits>
 
@@ -81,6 +84,33 @@ __device__ __forceinline__ A gs_block_reduce(A v)
     v = gs_warp_reduce<OP>(v);
   }
   return v;
+}
+
+/* Devices whose occupancy figures gs_persistent_grid caches (more still work, uncached). */
+#define GS_MAX_DEVICES 64
+
+/* Persistent grid for a kernel (kernels 7, 8, 9): SM count x resident blocks per SM at this block
+ * size. The SM count is read every call (a cheap attribute read); the occupancy answer, which has
+ * to look up the kernel's attributes, is cached per kernel, device and block size, because at 2^20
+ * elements each microsecond of host time per call shows. Racing threads store the same value. */
+template <auto Kernel>
+static cudaError_t gs_persistent_grid(int block, uint64_t *grid)
+{
+  static std::atomic<int> cache[GS_MAX_DEVICES][6];
+  int dev = 0, sms = 0, per_sm = 0, lg = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  if (e != cudaSuccess) return e;
+  while ((32 << lg) < block) ++lg;
+  if (dev < GS_MAX_DEVICES) per_sm = cache[dev][lg].load(std::memory_order_relaxed);
+  if (per_sm == 0) {
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, block, 0);
+    if (e != cudaSuccess) return e;
+    if (per_sm < 1) per_sm = 1;
+    if (dev < GS_MAX_DEVICES) cache[dev][lg].store(per_sm, std::memory_order_relaxed);
+  }
+  *grid = (uint64_t)sms * (uint64_t)per_sm;
+  return cudaSuccess;
 }
 
 /* The seed ladder, kernels 1..7 (gs_reduce_ladder.cu). With need != NULL it only stores the

@@ -242,14 +242,10 @@ template <int OP, typename T, typename A, unsigned BS>
 static cudaError_t gs_ladder_multi(const T *in, uint64_t n, unsigned char *ws, size_t ws_bytes,
                                    A *out, cudaStream_t st, size_t *need)
 {
-  int dev = 0, sms = 0, per_sm = 0;
-  cudaError_t e = cudaGetDevice(&dev);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  if (e == cudaSuccess)
-    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gs_reduce7<OP, T, A, BS>, BS, 0);
+  uint64_t grid = 0;
+  const cudaError_t e = gs_persistent_grid<gs_reduce7<OP, T, A, BS>>(BS, &grid);
   if (e != cudaSuccess) return e;
   const uint64_t wanted = (n + 2ull * BS - 1) / (2ull * BS);
-  uint64_t grid = (uint64_t)sms * (uint64_t)(per_sm > 0 ? per_sm : 1);
   if (grid > wanted) grid = wanted;
   const size_t bytes = grid > 1 ? GS_WS_HEADER + grid * sizeof(A) : 0;
   if (need) { *need = bytes; return cudaSuccess; }
