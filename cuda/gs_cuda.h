@@ -38,6 +38,10 @@ size_t gs_cuda_reduce_workspace(int kernel, int dtype, int op, uint64_t n, int b
 int gs_cuda_reduce(int kernel, int dtype, int op, const void *d_in, uint64_t n, void *d_ws,
                    size_t ws_bytes, void *d_out, int block, void *stream);
 
+/* Stop `stream` until *d_flag (mapped host memory) becomes non-zero, or 2 s pass. Returns
+ * cudaError_t. */
+int gs_cuda_gate_wait(const volatile int *d_flag, void *stream);
+
 /* N-body force kernels, by id: the seed 004 tuning ladder, then ours. */
 enum gs_nbody_kernel {
   GS_NK_GLOBAL = 1,  /* one thread per body, j from global memory, 1/sqrtf, if (i != j) */

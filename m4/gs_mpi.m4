@@ -17,7 +17,7 @@ AC_DEFUN([GS_CHECK_MPI], [
                                   [[int v, s; MPI_Init(0, 0); MPI_Get_version(&v, &s); MPI_Finalize();]])],
     [AC_MSG_RESULT([yes])],
     [AC_MSG_RESULT([no])
-     AC_MSG_ERROR([no working MPI C compiler: install Open MPI (Debian: openmpi-bin libopenmpi-dev) or pass MPICC=/path/to/mpicc])])
+     AC_MSG_ERROR([$CC cannot build MPI programs: pass MPICC=/path/to/mpicc (an explicit CC or MPICC is used as given), or install Open MPI (Debian: openmpi-bin libopenmpi-dev)])])
   AC_ARG_VAR([MPIEXEC], [MPI launcher used by the tests (default: mpiexec found in PATH)])
   AC_PATH_PROGS([MPIEXEC], [mpiexec mpirun], [])
   AC_MSG_CHECKING([MPI library])

@@ -25,6 +25,9 @@ struct gs_device_info {
 
 /* An in-order work queue (a CUDA stream; nothing on the CPU, where work runs at once). */
 typedef struct gs_queue gs_queue;
+/* A gate: close it on a queue and the queue's later work waits until it is opened, so a timed
+ * region measures the device's time, not the host's launch overhead. */
+typedef struct gs_gate gs_gate;
 /* A point in a queue, for timing and cross-queue waits (a CUDA event; a clock read on the CPU). */
 typedef struct gs_event gs_event;
 
@@ -54,6 +57,12 @@ struct gs_backend {
   void (*copy_h2d)(const struct gs_backend *be, void *dst, const void *src, size_t bytes, gs_queue *q);
   void (*copy_d2h)(const struct gs_backend *be, void *dst, const void *src, size_t bytes, gs_queue *q);
   void (*copy_d2d)(const struct gs_backend *be, void *dst, const void *src, size_t bytes, gs_queue *q);
+
+  /* Gates (the CPU backend runs work at once: no-ops there). */
+  gs_gate *(*gate_create)(const struct gs_backend *be);
+  void (*gate_destroy)(const struct gs_backend *be, gs_gate *g);
+  void (*gate_close)(const struct gs_backend *be, gs_gate *g, gs_queue *q);
+  void (*gate_open)(const struct gs_backend *be, gs_gate *g);
 
   /* Events. */
   gs_event *(*event_create)(const struct gs_backend *be);

@@ -95,6 +95,11 @@ static void gs_cpu_copy(const struct gs_backend *be, void *dst, const void *src,
   memcpy(dst, src, bytes);
 }
 
+static gs_gate *gs_cpu_gate_create(const struct gs_backend *be) { return (gs_gate *)gs_cpu_queue_create(be); }
+static void gs_cpu_gate_destroy(const struct gs_backend *be, gs_gate *g) { (void)be, (void)g; }
+static void gs_cpu_gate_close(const struct gs_backend *be, gs_gate *g, gs_queue *q) { (void)be, (void)g, (void)q; }
+static void gs_cpu_gate_open(const struct gs_backend *be, gs_gate *g) { (void)be, (void)g; }
+
 static gs_event *gs_cpu_event_create(const struct gs_backend *be) { return gs_cpu_alloc(be, sizeof(gs_event)); }
 static void gs_cpu_event_destroy(const struct gs_backend *be, gs_event *e) { gs_cpu_free(be, e); }
 static void gs_cpu_event_record(const struct gs_backend *be, gs_event *e, gs_queue *q) {
@@ -168,6 +173,10 @@ static const struct gs_backend gs_cpu_backend = {
     .copy_h2d = gs_cpu_copy,
     .copy_d2h = gs_cpu_copy,
     .copy_d2d = gs_cpu_copy,
+    .gate_create = gs_cpu_gate_create,
+    .gate_destroy = gs_cpu_gate_destroy,
+    .gate_close = gs_cpu_gate_close,
+    .gate_open = gs_cpu_gate_open,
     .event_create = gs_cpu_event_create,
     .event_destroy = gs_cpu_event_destroy,
     .event_record = gs_cpu_event_record,

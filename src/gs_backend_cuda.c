@@ -110,6 +110,34 @@ static void gs_cuda_copy_d2d(const struct gs_backend *be, void *dst, const void 
   GS_CHECK_CUDA(be, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, (cudaStream_t)q));
 }
 
+/* A gate is one int of mapped, pinned host memory: the host writes it, the spin kernel reads it. */
+struct gs_gate {
+  volatile int flag;
+};
+
+static gs_gate *gs_cuda_gate_create(const struct gs_backend *be) {
+  void *p = NULL;
+  GS_CHECK_CUDA(be, cudaHostAlloc(&p, sizeof(gs_gate), cudaHostAllocMapped));
+  ((gs_gate *)p)->flag = 1;
+  return p;
+}
+
+static void gs_cuda_gate_destroy(const struct gs_backend *be, gs_gate *g) { GS_CHECK_CUDA(be, cudaFreeHost(g)); }
+
+static void gs_cuda_gate_close(const struct gs_backend *be, gs_gate *g, gs_queue *q) {
+  void *d = NULL;
+  g->flag = 0;
+  __sync_synchronize();
+  GS_CHECK_CUDA(be, cudaHostGetDevicePointer(&d, (void *)g, 0));
+  GS_CHECK_CUDA(be, (cudaError_t)gs_cuda_gate_wait((const volatile int *)d, q));
+}
+
+static void gs_cuda_gate_open(const struct gs_backend *be, gs_gate *g) {
+  (void)be;
+  __sync_synchronize();
+  g->flag = 1;
+}
+
 static gs_event *gs_cuda_event_create(const struct gs_backend *be) {
   cudaEvent_t e;
   GS_CHECK_CUDA(be, cudaEventCreate(&e));
@@ -163,6 +191,10 @@ static const struct gs_backend gs_cuda_backend = {
     .copy_h2d = gs_cuda_copy_h2d,
     .copy_d2h = gs_cuda_copy_d2h,
     .copy_d2d = gs_cuda_copy_d2d,
+    .gate_create = gs_cuda_gate_create,
+    .gate_destroy = gs_cuda_gate_destroy,
+    .gate_close = gs_cuda_gate_close,
+    .gate_open = gs_cuda_gate_open,
     .event_create = gs_cuda_event_create,
     .event_destroy = gs_cuda_event_destroy,
     .event_record = gs_cuda_event_record,

@@ -7,7 +7,7 @@ mkdir -p "$out"
 arch=${1:-90}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 nvidia-smi -L | tee "$out/gpus.txt"
-(./autogen.sh && ./configure --with-cuda-arch="$arch" && make -j16) >"$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
+(./autogen.sh && ./configure --with-cuda-arch="$arch" MPICC="${MPICC:-mpicc}" && make -j16) >"$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
 grep -A12 'configuration summary' "$out/build.log"
 make -j4 check >"$out/check.log" 2>&1
 grep -E '^(PASS|FAIL|SKIP|ERROR|XPASS|# )' "$out/check.log"

@@ -23,8 +23,8 @@ run() { # run NP ARGS...: one gpusim run, its command and output kept
       run 1 reduce --type $t --n $n --kernel vec,onepass,cub --iters 100 --warmup 10
     done
   done
-  # Block size of the modern kernels at 2^30.
-  for b in 128 512 1024; do run 1 reduce --n 2^30 --block $b --kernel vec,onepass,cub --iters 50; done
+  # Block size 512 for the modern kernels.
+  for n in 2^20 2^24 2^28 2^30; do run 1 reduce --n $n --block 512 --kernel vec,onepass,cub --iters 100 --warmup 10; done
   # Input in pinned host memory, streamed.
   run 1 reduce --source host --n 2^28 --streams 4 --chunk 2^24 --kernel 7,onepass,cub --iters 10
   run 1 reduce --source host --n 2^30 --streams 4 --chunk 2^24 --kernel onepass --iters 5

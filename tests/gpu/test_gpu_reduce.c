@@ -14,7 +14,9 @@ static int same(enum gs_dtype t, union gs_acc a, union gs_acc b) { return t == G
 /* Reduce n elements at d_in with kernel k twice; check both against ref. */
 static void check(struct gs_backend *be, gs_queue *q, int k, enum gs_dtype t, enum gs_op op, const void *d_in,
                   uint64_t n, union gs_acc ref, union gs_acc *d_out, const char *what) {
-  size_t wsb = be->reduce_workspace(be, k, t, op, n, 256);
+  /* Runs at block 256 and 128: the workspace must fit the larger need (more blocks at 128). */
+  size_t wsb = be->reduce_workspace(be, k, t, op, n, 256), w128 = be->reduce_workspace(be, k, t, op, n, 128);
+  if (w128 > wsb) wsb = w128;
   void *ws = wsb ? be->alloc_device(be, wsb) : NULL;
   if (ws) be->zero_device(be, ws, wsb, q);
   union gs_acc got[2];

@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+"""Figures from gpusim result CSVs (python3 + matplotlib, headless).
+
+  plot.py results/scaling-XXXX                 # every *.csv in the directory
+  plot.py reduce-strong.csv reduce-weak.csv --out figs --kernel onepass,cub
+
+Reads gpusim's own CSV (docs/results-schema.md): the job rows (rank = -1), the median of the
+repeats at each GPU count. The sweep kind comes from the file name (sweep.py writes
+<workload>-strong.csv and <workload>-weak.csv) or from --kind. Writes PNGs:
+
+  <name>.png for a strong CSV  speedup and parallel efficiency against GPUs, with the ideal lines;
+                               speedup S(P) = P0 * T(P0) / T(P) over the smallest count P0 run
+  <name>.png for a weak CSV    parallel efficiency T(P0) / T(P) against GPUs (ideal 1), and the time
+  <workload>-ladder.png        reduce only: GB/s per GPU of each kernel as bars, against the
+                               theoretical peak (value / efficiency, where the backend has one) and
+                               the measured device-copy ceiling (params copy_ceiling_GBps)
+
+Times are time_median_s (the slowest rank's median); error bars span the repeats' min and max.
+Runs on CPU-backend results as well (no theoretical peak there: the ladder shows the copy
+ceiling only). Exit status: 0 figures written, 1 nothing to plot, 2 bad input or no matplotlib.
+"""
+import argparse
+import csv
+import glob
+import os
+import statistics
+import sys
+
+KERNEL_ORDER = ["1", "2", "3", "4", "5", "6", "7", "vec", "onepass", "cub", "omp"]
+
+
+def fnum(s):
+    try:
+        return float(s)
+    except (TypeError, ValueError):
+        return None
+
+
+def params(s):
+    out = {}
+    for kv in (s or "").split(";"):
+        if "=" in kv:
+            k, v = kv.split("=", 1)
+            out[k.strip()] = v.strip()
+    return out
+
+
+def read_rows(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    need = {"workload", "kernel", "rank", "ranks", "problem_size", "time_median_s", "value"}
+    if rows and not need <= set(rows[0]):
+        raise ValueError("%s: not a gpusim results CSV (no %s)" % (path, ", ".join(sorted(need - set(rows[0])))))
+    out = []
+    for r in rows:
+        if r.get("rank") != "-1":
+            continue  # the job rows only; per-rank rows are for load-balance studies
+        r["_ranks"] = int(r["ranks"])
+        r["_t"] = fnum(r["time_median_s"])
+        r["_tmin"] = fnum(r.get("time_min_s")) or r["_t"]
+        r["_tmax"] = fnum(r.get("time_max_s")) or r["_t"]
+        r["_value"] = fnum(r["value"])
+        r["_eff"] = fnum(r.get("efficiency"))
+        r["_p"] = params(r.get("params"))
+        if r["_t"] is None or r["_t"] <= 0:
+            continue
+        out.append(r)
+    return out
+
+
+def series_label(r):
+    p = r["_p"]
+    label = r["kernel"] if r["kernel"] != "-" else r["workload"]
+    if p.get("source") == "host":
+        label += " [" + p.get("path", "host") + "]"
+    return label
+
+
+def kernel_key(k):
+    return (KERNEL_ORDER.index(k), "") if k in KERNEL_ORDER else (len(KERNEL_ORDER), k)
+
+
+def group_series(rows, kernels):
+    """{label: {P: [rows]}} for the job rows of the wanted kernels."""
+    sizes = {r["problem_size"] for r in rows}
+    out = {}
+    for r in rows:
+        if kernels and r["kernel"] not in kernels:
+            continue
+        label = series_label(r)
+        out.setdefault(label, {}).setdefault(r["_ranks"], []).append(r)
+    return out, sizes
+
+
+def by_repeats(rs):
+    """Median time of the repeats, and the fastest and slowest run."""
+    return (statistics.median(r["_t"] for r in rs), min(r["_t"] for r in rs),
+            max(r["_t"] for r in rs))
+
+
+def styled(ax, gpus, ylabel, title):
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(gpus)
+    ax.set_xticklabels([str(g) for g in gpus])
+    ax.set_xlabel("GPUs (MPI ranks)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, alpha=0.3)
+
+
+def describe(rows):
+    r = rows[0]
+    return "%s, %s backend, %s" % (r["workload"], r["backend"], r.get("gpu_model") or "?")
+
+
+def plot_scaling(plt, rows, kind, kernels, path):
+    series, sizes = group_series(rows, kernels)
+    series = {k: v for k, v in series.items() if len(v) >= 1}
+    if not series:
+        return False
+    gpus = sorted({p for s in series.values() for p in s})
+    if kind == "strong":
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5))
+    else:
+        fig, (ax2, ax1) = plt.subplots(1, 2, figsize=(11, 4.5))
+    for label in sorted(series, key=lambda l: kernel_key(l.split(" ")[0])):
+        pts = series[label]
+        ps = sorted(pts)
+        p0 = ps[0]
+        t0 = by_repeats(pts[p0])[0]
+        med, lo, hi = zip(*(by_repeats(pts[p]) for p in ps))
+        if kind == "strong":
+            s = [p0 * t0 / t for t in med]
+            s_err = [[si - p0 * t0 / h for si, h in zip(s, hi)], [p0 * t0 / l - si for si, l in zip(s, lo)]]
+            ax1.errorbar(ps, s, yerr=s_err, marker="o", capsize=3, label=label)
+            ax2.plot(ps, [si / p for si, p in zip(s, ps)], marker="o", label=label)
+        else:
+            e = [t0 / t for t in med]
+            ax2.errorbar(ps, e, yerr=[[ei - t0 / h for ei, h in zip(e, hi)], [t0 / l - ei for ei, l in zip(e, lo)]],
+                         marker="o", capsize=3, label=label)
+            ax1.errorbar(ps, [t * 1e3 for t in med],
+                         yerr=[[(m - l) * 1e3 for m, l in zip(med, lo)], [(h - m) * 1e3 for m, h in zip(med, hi)]],
+                         marker="o", capsize=3, label=label)
+    if kind == "strong":
+        from matplotlib.ticker import FuncFormatter, LogLocator
+        ax1.plot(gpus, gpus, "k--", lw=1, label="ideal")
+        ax1.set_yscale("log", base=2)
+        styled(ax1, gpus, "speedup", "strong scaling: speedup")
+        ax1.yaxis.set_major_locator(LogLocator(base=2))
+        ax1.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
+        ax2.axhline(1.0, color="k", ls="--", lw=1, label="ideal")
+        styled(ax2, gpus, "parallel efficiency  S(P) / P", "strong scaling: parallel efficiency")
+        size = "problem size %s in all" % ", ".join(sorted(sizes, key=int))
+    else:
+        ax2.axhline(1.0, color="k", ls="--", lw=1, label="ideal")
+        styled(ax2, gpus, "parallel efficiency  T(P0) / T(P)", "weak scaling: parallel efficiency")
+        styled(ax1, gpus, "time per run, median (ms)", "weak scaling: time")
+        per = sorted({int(r["problem_size"]) // r["_ranks"] for r in rows})
+        size = "problem size per GPU %s" % ", ".join(str(x) for x in per[:4]) + (" ..." if len(per) > 4 else "")
+    ax2.set_ylim(bottom=0)
+    top = ax2.get_ylim()[1]
+    ax2.set_ylim(0, max(1.15, top))
+    for ax in (ax1, ax2):
+        ax.legend(fontsize=8)
+    fig.suptitle("gpusim %s scaling: %s\n%s; repeats: median, bars min-max" % (kind, describe(rows), size),
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
+
+
+def plot_ladder(plt, rows, kernels, gpus_wanted, path):
+    rows = [r for r in rows if r["workload"] == "reduce" and r["_p"].get("source", "device") == "device"
+            and r["metric"] == "bandwidth" and r["_value"] is not None and r["kernel"] != "-"]
+    if kernels:
+        rows = [r for r in rows if r["kernel"] in kernels]
+    if not rows:
+        return False
+    counts = sorted({r["_ranks"] for r in rows})
+    g = gpus_wanted if gpus_wanted in counts else counts[0]
+    rows = [r for r in rows if r["_ranks"] == g]
+    size = max({int(r["problem_size"]) for r in rows})
+    rows = [r for r in rows if int(r["problem_size"]) == size]
+    ks = sorted({r["kernel"] for r in rows}, key=kernel_key)
+    per_gpu = {k: [r["_value"] / g for r in rows if r["kernel"] == k] for k in ks}
+    med = [statistics.median(per_gpu[k]) for k in ks]
+    peaks = [r["_value"] / r["_eff"] / g for r in rows if r["_eff"] and r["_eff"] > 0]
+    peak = statistics.median(peaks) if peaks else None
+    copies = [fnum(r["_p"].get("copy_ceiling_GBps")) for r in rows]
+    copies = [c for c in copies if c]
+    copy = statistics.median(copies) if copies else None
+
+    fig, ax = plt.subplots(figsize=(max(6, 0.8 * len(ks) + 3), 4.5))
+    x = list(range(len(ks)))
+    bars = ax.bar(x, med, color="tab:blue", label="GB/s per GPU (median of %d+ runs)" % min(len(v) for v in per_gpu.values()))
+    err_lo = [m - min(per_gpu[k]) for m, k in zip(med, ks)]
+    err_hi = [max(per_gpu[k]) - m for m, k in zip(med, ks)]
+    ax.errorbar(x, med, yerr=[err_lo, err_hi], fmt="none", ecolor="k", capsize=3)
+    ref = peak or copy
+    for b, m in zip(bars, med):
+        if ref:
+            ax.annotate("%.0f%%" % (100 * m / ref), (b.get_x() + b.get_width() / 2, m),
+                        ha="center", va="bottom", fontsize=8, xytext=(0, 3), textcoords="offset points")
+    if peak:
+        ax.axhline(peak, color="tab:red", lw=1.5, label="theoretical peak %.0f GB/s" % peak)
+    if copy:
+        ax.axhline(copy, color="tab:green", ls="--", lw=1.5, label="device copy (measured) %.0f GB/s" % copy)
+    ax.set_xticks(x)
+    ax.set_xticklabels(ks)
+    ax.set_xlabel("kernel")
+    ax.set_ylabel("GB/s per GPU")
+    ax.set_ylim(0, max(med + [peak or 0, copy or 0]) * 1.35)  # room for the legend
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    ax.set_title("gpusim reduce ladder: %s\n%d GPU(s), %d elements in all; labels: %% of %s"
+                 % (describe(rows), g, size, "peak" if peak else "copy"), fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("inputs", nargs="+", help="gpusim CSV files, or directories of them")
+    ap.add_argument("--out", help="directory for the PNGs [that of the first CSV]")
+    ap.add_argument("--kind", choices=["auto", "strong", "weak", "none"], default="auto",
+                    help="sweep kind of every input: auto takes it from the file name [auto]")
+    ap.add_argument("--kernel", help="only these kernels, e.g. onepass,cub [all]")
+    ap.add_argument("--ladder-gpus", type=int, default=1,
+                    help="GPU count whose runs make the ladder chart [1, else the smallest]")
+    a = ap.parse_args(argv)
+
+    files = []
+    for i in a.inputs:
+        if os.path.isdir(i):
+            files += sorted(glob.glob(os.path.join(i, "*.csv")))
+        elif os.path.isfile(i):
+            files.append(i)
+        else:
+            print("plot: error: %s: no such file or directory" % i, file=sys.stderr)
+            return 2
+    if not files:
+        print("plot: error: no CSV files in %s" % " ".join(a.inputs), file=sys.stderr)
+        return 2
+    try:
+        import matplotlib
+        matplotlib.use("Agg")  # headless: no display needed
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("plot: error: matplotlib is missing (Debian: apt-get install python3-matplotlib; "
+              "else pip install matplotlib)", file=sys.stderr)
+        return 2
+    out = a.out or os.path.dirname(os.path.abspath(files[0]))
+    os.makedirs(out, exist_ok=True)
+    kernels = set(a.kernel.split(",")) if a.kernel else None
+
+    written, all_rows = [], []
+    for f in files:
+        try:
+            rows = read_rows(f)
+        except (ValueError, KeyError, OSError) as e:
+            print("plot: error: %s" % e, file=sys.stderr)
+            return 2
+        all_rows += rows
+        base = os.path.splitext(os.path.basename(f))[0]
+        kind = a.kind
+        if kind == "auto":
+            kind = "strong" if "strong" in base else "weak" if "weak" in base else "none"
+        if kind == "none" or not rows:
+            continue
+        for wl in sorted({r["workload"] for r in rows}):
+            wrows = [r for r in rows if r["workload"] == wl]
+            name = base if base.startswith(wl) else "%s-%s" % (wl, base)
+            png = os.path.join(out, name + ".png")
+            if plot_scaling(plt, wrows, kind, kernels, png):
+                written.append(png)
+    png = os.path.join(out, "reduce-ladder.png")
+    if plot_ladder(plt, all_rows, kernels, a.ladder_gpus, png):
+        written.append(png)
+    for w in written:
+        print(w)
+    if not written:
+        print("plot: nothing to plot in %s (no job rows of a known sweep kind%s)"
+              % (" ".join(files), " for kernels " + a.kernel if kernels else ""), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,134 @@
+#!/bin/bash
+# gpusim nbody on TSUBAME 4.0 (Altair Grid Engine): 2 node_f nodes x 4 H100, one rank per GPU.
+#
+# Submit (from the directory where results/ should go; -V passes your environment to the job):
+#   GPUSIM=$PWD/gpusim qsub -g GROUP -V jobs/tsubame/nbody.sh
+#   GPUSIM=$PWD/gpusim NBODY_N=2^20 NBODY_STEPS=100 qsub -g GROUP -V jobs/tsubame/nbody.sh
+#   qsub -g GROUP -V -l node_f=4 -l h_rt=0:30:00 jobs/tsubame/nbody.sh      # 4 nodes, 16 GPUs
+# GROUP is your TSUBAME group (it pays for the job). Edit: the #$ lines below (node_f = nodes,
+# h_rt = wall time; qsub options override them) and, if the site's module names change,
+# GPUSIM_MODULES. Build gpusim on TSUBAME with the same modules loaded.
+#
+# Environment:
+#   GPUSIM              the gpusim binary [gpusim on PATH, else ./gpusim in the submit directory]
+#   NBODY_N, NBODY_STEPS, NBODY_DT, NBODY_EPS, NBODY_IC, NBODY_PRECISION, NBODY_KERNEL,
+#   NBODY_OVERLAP       each set one becomes gpusim nbody's --n, --steps, --dt, --eps, --ic,
+#                       --precision, --kernel, --overlap (on|off); unset: gpusim's default
+#   GPUSIM_ARGS         more options for gpusim nbody [none]
+#   GPUSIM_BACKEND      auto | cuda | cpu [auto]
+#   GPUSIM_MODULES      modules to load first ["cuda openmpi"]; empty: load none
+#   GPUSIM_NPERNODE     ranks per node [4: the 4 GPUs of a node_f]
+#   GPUSIM_MPIRUN       the mpirun [mpirun, from the openmpi module: Open MPI 5];
+#   GPUSIM_MPIRUN_ARGS  more mpirun options [none]
+#   GPUSIM_RESULTS      where per-job directories go [$SGE_O_WORKDIR/results]
+#   GPUSIM_FORWARD_USR1 auto | yes | no: forward USR1 to gpusim [auto]
+# Results: $GPUSIM_RESULTS/<job name>-<job id>/: nbody.out, results.csv
+# (docs/results-schema.md), nbody.json, nbody.env. Exit status: gpusim's (0 ok, 1 failed
+# verification or runtime error, 2 bad input), or 77 when
+# this gpusim has no nbody subcommand yet.
+#
+#$ -cwd
+#$ -N gpusim-nbody
+#$ -l node_f=2
+#$ -l h_rt=1:00:00
+#$ -j y
+
+# ---- gpusim job block: the same in every jobs/tsubame script (tests/jobs/job_scripts.sh checks) ----
+set -uo pipefail
+set -f # GPUSIM_ARGS and friends are split into words below, never globbed
+gs_log() { echo "# [gpusim-job $(date -u +%H:%M:%S)] $*"; }
+gs_die() { echo "gpusim-job: error: $1" >&2; exit "${2:-2}"; }
+cd "${SGE_O_WORKDIR:-$PWD}" || gs_die "cannot cd to $SGE_O_WORKDIR"
+: "${GPUSIM_MODULES=cuda openmpi}"
+if [ -n "$GPUSIM_MODULES" ]; then
+  type module >/dev/null 2>&1 || { [ -f /etc/profile.d/modules.sh ] && . /etc/profile.d/modules.sh; }
+  type module >/dev/null 2>&1 || gs_die "no module command here (GPUSIM_MODULES= skips module load)"
+  set +u # some modulefiles read unset variables
+  module load $GPUSIM_MODULES || gs_die "module load $GPUSIM_MODULES failed"
+  set -u
+fi
+: "${GPUSIM:=$(command -v gpusim || echo "$PWD/gpusim")}"
+: "${GPUSIM_ARGS:=}" "${GPUSIM_BACKEND:=auto}" "${GPUSIM_MPIRUN:=mpirun}" "${GPUSIM_MPIRUN_ARGS:=}"
+: "${GPUSIM_NPERNODE:=4}" "${GPUSIM_FORWARD_USR1:=auto}" "${GPUSIM_RESULTS:=$PWD/results}"
+[ -x "$GPUSIM" ] || gs_die "GPUSIM=$GPUSIM is not an executable; set GPUSIM=/path/to/gpusim"
+# node_f=N gives N whole nodes (NHOSTS): 4 H100 each, one rank per GPU.
+GS_NNODES=${NHOSTS:-1}
+GS_NRANKS=$((GS_NNODES * GPUSIM_NPERNODE))
+GS_OUTDIR=$GPUSIM_RESULTS/${JOB_NAME:-gpusim}-${JOB_ID:-$$}
+mkdir -p "$GS_OUTDIR" || gs_die "cannot create $GS_OUTDIR"
+# The CPU backend's OpenMP threads: the node's cores shared by its ranks.
+gs_cores=$(nproc 2>/dev/null || echo 1)
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$((gs_cores / GPUSIM_NPERNODE > 0 ? gs_cores / GPUSIM_NPERNODE : 1))}
+
+# gs_have SUBCOMMAND: does this gpusim have it (gpusim nbody is newer than gpusim reduce)?
+gs_have() { "$GPUSIM" "$1" --help >/dev/null 2>&1; }
+
+# Graceful stop: Grid Engine sends USR1 at a soft limit (-l s_rt=, where the site allows it)
+# and, with -notify, USR1/USR2 before suspending/killing; "qsig"-style signals from the site
+# reach this shell. The trap forwards USR1 to mpirun, which passes it on to every rank.
+# gpusim nbody's checkpointing will use it: a rank that gets USR1 writes a checkpoint and stops
+# cleanly. No gpusim subcommand handles USR1 yet (its default action would kill the ranks), so
+# with GPUSIM_FORWARD_USR1=auto it is only forwarded to a subcommand whose --help mentions
+# USR1; yes always forwards it, no never does.
+gs_child=
+gs_forward=no
+gs_usr1() {
+  if [ -z "$gs_child" ]; then
+    gs_log "USR1: no MPI job running"
+  elif [ "$gs_forward" = yes ]; then
+    kill -USR1 "$gs_child" 2>/dev/null && gs_log "USR1: forwarded to mpirun (graceful stop)"
+  else
+    gs_log "USR1: not forwarded (this gpusim has no graceful stop for it yet)"
+  fi
+}
+trap gs_usr1 USR1
+
+# gs_run TAG SUBCOMMAND ARGS...: gpusim SUBCOMMAND on GPUSIM_NPERNODE ranks per node; output to
+# the job's log and GS_OUTDIR/TAG.out, rows appended to GS_OUTDIR/results.csv and written to
+# GS_OUTDIR/TAG.json. Returns gpusim's exit status.
+# TSUBAME 4.0's Open MPI is 5.x: there -npernode still works but is deprecated (its spelling is
+# --map-by ppr:4:node), -x still passes environment variables, and Open MPI 4 options such as
+# --oversubscribe print deprecation warnings.
+gs_run() {
+  local tag=$1 sub=$2 rc v
+  shift 2
+  local -a cmd=("$GPUSIM_MPIRUN" -npernode "$GPUSIM_NPERNODE" -np "$GS_NRANKS")
+  for v in PATH LD_LIBRARY_PATH OMP_NUM_THREADS; do [ -n "${!v:-}" ] && cmd+=(-x "$v"); done
+  cmd+=($GPUSIM_MPIRUN_ARGS "$GPUSIM" "$sub" --backend "$GPUSIM_BACKEND"
+    --csv "$GS_OUTDIR/results.csv" --json "$GS_OUTDIR/$tag.json" "$@")
+  case $GPUSIM_FORWARD_USR1 in
+    yes | no) gs_forward=$GPUSIM_FORWARD_USR1 ;;
+    *) if "$GPUSIM" "$sub" --help 2>&1 | grep -q USR1; then gs_forward=yes; else gs_forward=no; fi ;;
+  esac
+  env | grep -E '^(JOB_|NHOSTS=|NSLOTS=|PE_HOSTFILE=|SGE_|GPUSIM|CUDA_VISIBLE_DEVICES=|OMP_)' | sort >"$GS_OUTDIR/$tag.env"
+  gs_log "job ${JOB_ID:-none}: $GS_NNODES node(s), $GS_NRANKS rank(s), results in $GS_OUTDIR"
+  gs_log "launch: ${cmd[*]}"
+  "${cmd[@]}" > >(tee -a "$GS_OUTDIR/$tag.out") 2>&1 &
+  gs_child=$!
+  while kill -0 "$gs_child" 2>/dev/null; do wait "$gs_child"; done
+  wait "$gs_child"
+  rc=$?
+  gs_child=
+  gs_log "gpusim $sub: exit status $rc"
+  return $rc
+}
+
+# gs_nbody_args: gpusim nbody's options from NBODY_N, NBODY_STEPS, NBODY_DT, NBODY_EPS,
+# NBODY_IC, NBODY_PRECISION, NBODY_KERNEL and NBODY_OVERLAP (those set), into GS_NBODY_ARGS.
+gs_nbody_args() {
+  local o v
+  GS_NBODY_ARGS=()
+  for o in n steps dt eps ic precision kernel overlap; do
+    v=$(printenv "NBODY_$(echo "$o" | tr a-z A-Z)") && [ -n "$v" ] && GS_NBODY_ARGS+=("--$o" "$v")
+  done
+  return 0
+}
+# ---- end of the gpusim job block ----
+
+gs_have nbody || {
+  gs_log "gpusim nbody is not in this build ($GPUSIM nbody --help failed): nothing to run"
+  exit 77
+}
+gs_nbody_args
+gs_run nbody nbody ${GS_NBODY_ARGS[@]+"${GS_NBODY_ARGS[@]}"} $GPUSIM_ARGS
+exit $?

@@ -1,0 +1,274 @@
+#!/bin/bash
+# The SLURM job scripts under a real SLURM on this machine: munge, slurmctld and two slurmd
+# (nodes n1 and n2 on this one host, each with this host's CPUs and two stand-in GPUs), with
+# everything (config, spool, state, logs, sockets) in a temporary directory and the daemons
+# stopped on exit. The jobs run the CPU backend on small sizes and must give N ranks:
+#   reduce_1node.sbatch      srun --mpi=pmix, and mpirun inside the allocation: 2 ranks, 1 node
+#   reduce_multinode.sbatch  mpirun over 2 nodes: 4 ranks, node-local ranks 0/2 1/2 on each node;
+#                            srun over 1 node (srun --mpi=pmix over two slurmd of the *same* host
+#                            cannot work: their PMIx servers find each other by socket path)
+#   nbody_1node.sbatch       exit 77 and a clear message while gpusim has no nbody, else a run
+#   sweep_array.sbatch       a 3-task array sharing one CSV
+#   scaling.sbatch           sweep.py inside the allocation with srun
+#   USR1 (as --signal=B:USR1 delivers it, here by scancel --batch): logged and not forwarded by
+#   default (today's gpusim would die of it), forwarded to every rank with GPUSIM_FORWARD_USR1=yes
+# Needs root (slurmd starts job steps as their owner) and Debian's slurmctld, slurmd,
+# slurm-client and munge; skips (77) where they are missing or SLURM cannot start here.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$GS_TEST_LIB"
+top=$(cd "$(dirname "$GS_TEST_LIB")/.." && pwd)
+jobs=$top/jobs
+
+for c in slurmctld slurmd sbatch srun sinfo squeue scancel munged; do
+  command -v $c >/dev/null 2>&1 ||
+    gs_skip "$c not installed (Debian: apt-get install slurmctld slurmd slurm-client munge)"
+done
+[ "$(id -u)" = 0 ] || gs_skip "needs root: slurmd starts job steps as the user who submitted them"
+[ -n "${MPIEXEC:-}" ] || gs_skip "no MPI launcher (mpiexec) found by configure"
+
+T=$(mktemp -d /tmp/gsslurm.XXXXXX) || gs_hard "mktemp"
+chmod 755 "$T"
+pids=""
+cleanup() {
+  set +e
+  if [ -n "$pids" ]; then
+    scancel --full --quiet --user=root >/dev/null 2>&1
+    for i in $(seq 50); do [ -z "$(squeue -h 2>/dev/null)" ] && break; sleep 0.2; done
+    for p in $pids; do kill "$p" 2>/dev/null; done
+    for p in $pids; do
+      for i in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+      kill -9 "$p" 2>/dev/null
+    done
+  fi
+  rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 99' INT TERM
+showlogs() {
+  for f in "$T"/log/*; do echo "---- $f"; tail -25 "$f"; done
+}
+fail() { showlogs; gs_fail "$*"; }
+
+# ---- the cluster ----
+host=$(hostname -s)
+ncpu=$(nproc)
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+base=""
+for try in $(seq 20); do
+  b=$((20000 + RANDOM % 20000))
+  port_free $b && port_free $((b + 1)) && port_free $((b + 2)) && { base=$b; break; }
+done
+[ -n "$base" ] || gs_skip "no free TCP ports for slurmctld and slurmd"
+mkdir -p "$T/munge" "$T/state" "$T/log" "$T/dev" "$T/work" "$T/results" "$T/n1/spool" "$T/n2/spool"
+chmod 711 "$T/munge"
+dd if=/dev/urandom of="$T/munge/munge.key" bs=1024 count=1 2>/dev/null
+chmod 400 "$T/munge/munge.key"
+# Stand-in GPUs (gres needs device files; nothing opens them: the jobs run the CPU backend).
+for i in 0 1 2 3; do mknod "$T/dev/gpu$i" c 1 3 2>/dev/null || : >"$T/dev/gpu$i"; done
+conf() { # conf SPOOL: slurm.conf; each slurmd gets its own spool (stepd sockets are named by job)
+  cat <<EOF
+ClusterName=gstest
+SlurmctldHost=$host(127.0.0.1)
+SlurmctldPort=$base
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$T/munge/munge.socket.2
+StateSaveLocation=$T/state
+SlurmdSpoolDir=$1
+SlurmctldPidFile=$T/slurmctld.pid
+SlurmdPidFile=$1/slurmd.pid
+SlurmctldLogFile=$T/log/slurmctld.log
+SlurmdLogFile=$T/log/slurmd-$(basename "$(dirname "$1")").log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+GresTypes=gpu
+MpiDefault=none
+ReturnToService=2
+SchedulerType=sched/backfill
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+JobCompType=jobcomp/none
+DebugFlags=NO_CONF_HASH
+KillWait=5
+NodeName=n1 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((base + 1)) CPUs=$ncpu Gres=gpu:2 State=UNKNOWN
+NodeName=n2 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((base + 2)) CPUs=$ncpu Gres=gpu:2 State=UNKNOWN
+PartitionName=debug Nodes=n1,n2 Default=YES MaxTime=INFINITE State=UP
+EOF
+}
+conf "$T/spool" >"$T/slurm.conf"
+for n in n1 n2; do conf "$T/$n/spool" >"$T/$n/slurm.conf"; done
+gres="AutoDetect=off
+NodeName=n1 Name=gpu File=$T/dev/gpu[0-1]
+NodeName=n2 Name=gpu File=$T/dev/gpu[2-3]"
+for d in "$T" "$T/n1" "$T/n2"; do echo "$gres" >"$d/gres.conf"; done
+export SLURM_CONF=$T/slurm.conf
+
+munged -F --force --key-file="$T/munge/munge.key" --socket="$T/munge/munge.socket.2" \
+  --pid-file="$T/munge/munged.pid" --log-file="$T/log/munged.log" --seed-file="$T/munge/seed" \
+  >"$T/log/munged.out" 2>&1 &
+pids="$!"
+for i in $(seq 50); do [ -S "$T/munge/munge.socket.2" ] && break; sleep 0.1; done
+[ -S "$T/munge/munge.socket.2" ] || { showlogs; gs_skip "munged would not start here"; }
+slurmctld -D -f "$T/slurm.conf" >"$T/log/slurmctld.out" 2>&1 &
+pids="$pids $!"
+for n in n1 n2; do
+  slurmd -D -f "$T/$n/slurm.conf" -N $n >"$T/log/slurmd-$n.out" 2>&1 &
+  pids="$pids $!"
+done
+up=""
+for i in $(seq 60); do
+  up=$(sinfo -h -N -o '%N %T' 2>/dev/null | awk '$2 == "idle" {print $1}' | sort -u | tr '\n' ' ')
+  [ "$up" = "n1 n2 " ] && break
+  sleep 0.5
+done
+case "$up" in
+  *n1*) ;;
+  *) showlogs; gs_skip "SLURM could not start here (no node came up idle in 30 s; logs above)" ;;
+esac
+nodes2=yes
+[ "$up" = "n1 n2 " ] || { nodes2=no; echo "note: only $up came up: the 2-node job is left out"; }
+srun_mpi=pmix
+srun --mpi=list 2>&1 | grep -qw pmix || srun_mpi=pmi2
+sinfo
+echo "srun --mpi=$srun_mpi; $(srun --version)"
+
+# ---- helpers ----
+export OMP_NUM_THREADS=1 GPUSIM_BACKEND=cpu GPUSIM_RESULTS=$T/results GPUSIM_SRUN_MPI=$srun_mpi
+# Open MPI as root inside the jobs (sbatch passes this environment on).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+small="--ntasks-per-node=2 --gpus-per-node=2 --cpus-per-task=1 --time=00:05:00"
+# job NAME SCRIPT SBATCH-OPTIONS...: sbatch --wait; sets jid, rc, log (the job's output).
+job() {
+  local name=$1 script=$2
+  shift 2
+  log=$T/work/$name.log
+  (cd "$T/work" && timeout 150 sbatch --wait --parsable --job-name="$name" -o "$log" "$@" "$jobs/slurm/$script" >"$T/work/$name.id")
+  rc=$?
+  jid=$(head -1 "$T/work/$name.id" | cut -d';' -f1)
+  [ $rc = 124 ] && fail "$name: sbatch --wait still waiting after 150 s"
+  [ -n "$jid" ] || fail "$name: sbatch gave no job id"
+  echo "== $name: job $jid, exit status $rc"
+  cat "$log"
+}
+# check_reduce NAME RANKS NODES LAUNCHER: the run's own output, CSV and binding.
+check_reduce() {
+  local name=$1 np=$2 nn=$3 how=$4 d=$T/results/$1-$jid
+  [ $rc = 0 ] || fail "$name: exit status $rc"
+  grep -q "launch ($how)" "$log" || fail "$name: not launched with $how"
+  grep -q '^# verification: OK' "$d/reduce.out" || fail "$name: not verified"
+  grep -q "^# job: $np rank(s) on $nn node(s), job $jid" "$d/reduce.out" ||
+    fail "$name: want '$np rank(s) on $nn node(s), job $jid'"
+  # Node-local ranks from MPI_Comm_split_type: 0..L-1 on every node, L = ranks per node.
+  local per=$((np / nn)) want got
+  want=$(for r in $(seq 0 $((np - 1))); do echo "local rank $((r % per))/$per"; done)
+  got=$(sed -n 's/^# rank [0-9]*: host [^,]*, \(local rank [0-9]*\/[0-9]*\),.*/\1/p' "$d/reduce.out")
+  [ "$got" = "$want" ] || fail "$name: node-local ranks '$got', want '$want'"
+  awk -F, -v np="$np" -v j="$jid" 'NR > 1 && $6 == -1 { n++; if ($8 != np || $3 != j) bad++ }
+    END { exit !(n >= 1 && !bad) }' "$d/results.csv" || fail "$name: CSV job rows (ranks $np, job $jid)"
+  [ -s "$d/reduce.json" ] && [ -s "$d/reduce.env" ] || fail "$name: reduce.json/reduce.env missing"
+  echo "ok: $name: $np ranks on $nn node(s) by $how"
+}
+small_reduce="--n 1e5 --iters 2 --warmup 1"
+
+# ---- the jobs ----
+GPUSIM_ARGS=$small_reduce GPUSIM_LAUNCHER=srun job r1-srun reduce_1node.sbatch $small
+check_reduce r1-srun 2 1 srun
+GPUSIM_ARGS=$small_reduce GPUSIM_LAUNCHER=mpirun job r1-mpirun reduce_1node.sbatch $small
+check_reduce r1-mpirun 2 1 mpirun
+if [ $nodes2 = yes ]; then
+  GPUSIM_ARGS=$small_reduce GPUSIM_LAUNCHER=mpirun job rm-mpirun reduce_multinode.sbatch $small
+  check_reduce rm-mpirun 4 2 mpirun
+fi
+GPUSIM_ARGS=$small_reduce GPUSIM_LAUNCHER=srun job rm-srun reduce_multinode.sbatch $small --nodes=1
+check_reduce rm-srun 2 1 srun
+
+# A bad option is gpusim's exit status 2, passed on as the job's.
+GPUSIM_ARGS="--n 0" job r1-bad reduce_1node.sbatch $small
+[ $rc = 2 ] || fail "bad input: job exit status $rc, want 2"
+echo "ok: bad input gives exit status 2"
+
+if "$GPUSIM" nbody --help >/dev/null 2>&1; then
+  NBODY_N=256 NBODY_STEPS=2 job nb1 nbody_1node.sbatch $small
+  [ $rc = 0 ] || fail "nbody: exit status $rc"
+  grep -q '^# verification: OK' "$T/results/nb1-$jid/nbody.out" || fail "nbody: not verified"
+  echo "ok: nbody_1node"
+else
+  job nb1 nbody_1node.sbatch $small
+  [ $rc = 77 ] || fail "nbody without gpusim nbody: exit status $rc, want 77"
+  grep -q 'gpusim nbody is not in this build' "$log" || fail "nbody: no clear message"
+  echo "ok: nbody_1node says gpusim has no nbody yet (77)"
+fi
+
+GPUSIM_ARGS="--iters 2 --warmup 1" GPUSIM_SWEEP_VALUES="1e4 2e4 3e4" \
+  job sw sweep_array.sbatch --array=0-2 --ntasks-per-node=1 --gpus-per-node=1 --cpus-per-task=1 --time=00:05:00
+[ $rc = 0 ] || fail "array: exit status $rc"
+d=$T/results/sw-$jid
+sizes=$(awk -F, 'NR > 1 && $6 == -1 {print $12}' "$d/results.csv" | sort -n | tr '\n' ' ')
+[ "$sizes" = "10000 20000 30000 " ] || fail "array: problem sizes '$sizes' in the shared CSV"
+[ "$(grep -c '^schema_version,' "$d/results.csv")" = 1 ] || fail "array: CSV header not once"
+ls "$d"/task0.out "$d"/task1.out "$d"/task2.out >/dev/null || fail "array: task outputs"
+echo "ok: array of 3 tasks, one CSV"
+
+GPUSIM_JOBS=$jobs GPUSIM_REPEATS=1 GPUSIM_SWEEP_ARGS="--gpus 1,2 --strong-size 2e4 --weak-size 1e4" \
+  GPUSIM_ARGS="--iters 2 --warmup 1" job sc scaling.sbatch $small --nodes=1
+[ $rc = 0 ] || fail "scaling: exit status $rc"
+for k in strong weak; do
+  n=$(awk -F, -v j="$jid" 'NR > 1 && $6 == -1 && $3 == j' "$T/results/sc-$jid/reduce-$k.csv" | wc -l)
+  [ "$n" = 2 ] || fail "scaling: $n job rows in reduce-$k.csv, want 2 (1 and 2 ranks)"
+done
+grep -q '^\[4/4\] weak P=2 repeat 1: ok' "$log" || fail "scaling: sweep.py progress lines"
+echo "ok: scaling.sbatch ran sweep.py with srun"
+
+# ---- USR1: what --signal=B:USR1@120 delivers, sent now with scancel --batch ----
+# A stand-in gpusim waits (up to 30 s) for the test to say go, noting a USR1 if one comes, then
+# runs the real gpusim.
+cat >"$T/fake-gpusim" <<EOF
+#!/bin/sh
+case "\$*" in *--help*) exec "$GPUSIM" "\$@" ;; esac
+r=\${SLURM_PROCID:-\${OMPI_COMM_WORLD_RANK:-x}}
+trap 'touch "$T/work/usr1.\$r"' USR1
+touch "$T/work/started.\$r"
+i=0
+while [ ! -e "$T/work/go" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
+exec "$GPUSIM" "\$@"
+EOF
+chmod +x "$T/fake-gpusim"
+usr1() { # usr1 NAME LAUNCHER FORWARD: want the ranks to get USR1 (yes) or not (auto)
+  local name=$1
+  rm -f "$T/work/go" "$T/work/usr1".* "$T/work/started".*
+  (
+    GPUSIM=$T/fake-gpusim GPUSIM_ARGS=$small_reduce GPUSIM_LAUNCHER=$2 GPUSIM_FORWARD_USR1=$3 \
+      job "$name" reduce_1node.sbatch $small
+    exit $rc
+  ) &
+  local bg=$! i
+  for i in $(seq 300); do
+    [ -e "$T/work/started.0" ] && [ -e "$T/work/started.1" ] && break
+    sleep 0.1
+  done
+  [ -e "$T/work/started.1" ] || { touch "$T/work/go"; wait $bg; fail "$name: the ranks did not start"; }
+  scancel --batch --signal=USR1 "$(head -1 "$T/work/$name.id" | cut -d';' -f1)" || fail "$name: scancel"
+  sleep 1
+  touch "$T/work/go"
+  wait $bg
+  rc=$?
+  log=$T/work/$name.log
+  [ $rc = 0 ] || fail "$name: exit status $rc after USR1"
+  if [ "$3" = yes ]; then
+    grep -q 'USR1: forwarded to the job step' "$log" || fail "$name: no 'forwarded' line"
+    [ -e "$T/work/usr1.0" ] && [ -e "$T/work/usr1.1" ] || fail "$name: USR1 did not reach both ranks"
+    echo "ok: $name: USR1 forwarded through $2 to both ranks"
+  else
+    grep -q 'USR1: time limit near; not forwarded' "$log" || fail "$name: no 'not forwarded' line"
+    ls "$T/work"/usr1.* >/dev/null 2>&1 && fail "$name: USR1 reached a rank"
+    echo "ok: $name: USR1 logged, not forwarded, the job went on to exit 0"
+  fi
+}
+usr1 usr1-auto srun auto
+usr1 usr1-srun srun yes
+usr1 usr1-mpirun mpirun yes
+echo "PASS"
