@@ -88,6 +88,11 @@ int gs_cuda_nbody_forces(const struct gs_nbody_force_args *a, void *stream);
 int gs_cuda_nbody_kick(int precision, void *vel, const void *acc, uint64_t count, double dt, void *stream);
 int gs_cuda_nbody_drift(int precision, void *pos, const void *vel, uint64_t count, double dt, void *stream);
 
+/* Per-body diagnostic terms for count bodies into terms[k * count + i]: k = 0 m v^2 / 2,
+ * 1 m phi / 2, 2..4 m v, 5..7 m x (pos, vel, acc as float4/double4). Returns cudaError_t. */
+int gs_cuda_nbody_terms(int precision, const void *pos, const void *vel, const void *acc, uint64_t count,
+                        double *terms, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

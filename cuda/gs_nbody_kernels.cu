@@ -2,16 +2,20 @@
  * gs_cuda_nbody_forces) and every force kernel:
  *   1..6  the seed 004 tuning ladder (SEEDS.md section 4, after Burtscher), one step per kernel:
  *         global memory, rsqrt, shared-memory tiles, unroll 8, no i != j, FMA ordering;
- *   7     "multi": each thread owns GS_NB_K targets, so one shared-memory load feeds K
- *         interactions; a tile loop of compile-time length with no branch in it;
+ *   7     "multi": each thread owns K targets (4 single, 2 double), so one shared-memory load
+ *         feeds K interactions; a tile loop of compile-time length with no branch in it; the
+ *         reciprocal square root without denormal fix-ups (the seed's -ftz=true step);
  *   8     "jsplit": kernel 7 over a 2D grid when the targets alone cannot fill the GPU: slice y
  *         of the j range writes raw partial sums to the workspace, and a second kernel adds the
  *         slices of each target in slice order (deterministic, no atomics) into acc.
  * Physics: a_i = G sum_j m_j (x_j - x_i) / (r^2 + eps2)^1.5, potential -G sum_{j != i} m_j / r,
  * or the seed 003 cutoff law (eps2 = 0, pairs with r^2 < cut2 exert nothing).
  *
+ * Kernels 5+ have no i != j test, so they need eps2 > 0 (Plummer) or cut2 > 0 (cutoff) for the
+ * self pair: gs_cuda_nbody_forces refuses zero there; kernels 1..4 accept zero.
+ *
  * Differences from the seed, none for speed: bodies are AoS (x, y, z, m) float4 / double4, as
- * the interface has them (the seed's SoA arrays); the i != j test of kernels 3 and 4 compares
+ * the interface has them (the seed had SoA arrays); the i != j test of kernels 3 and 4 compares
  * tile-local 32-bit indices (the same test as the seed's int j, without 64-bit compares); the
  * cutoff law, the potential (a template flag: the force-only path pays nothing) and the double
  * versions are ours. Kernels 5+ count the self term in the potential (m_i / eps) and subtract it
@@ -27,13 +31,16 @@
 /* Block size of kernels 1..6, the seed's THREADS. */
 #define GS_NB_SEED_BLOCK 256
 
-/* Kernels 7 and 8: threads per block, targets per thread, resident blocks per SM asked of ptxas.
- * Single: 13 issue slots per interaction (3 FADD, 3 FFMA, MUFU.RSQ, 3 FMUL, 3 FFMA) against one
- * LDS.128 per 4 interactions; 128 x 8 = 1024 threads per SM caps ptxas at 64 registers, and
- * 8 warps per scheduler with 4 independent targets each hide the MUFU and LDS latencies.
- * Blocks of 128 (not 256) halve the grain of the last wave. Double: 17 DP operations per
- * interaction, each 2 cycles of a scheduler's 16-lane DP pipe, so the DP pipe and not the issue
- * slot is the limit; 2 targets per thread already make the tile load negligible. */
+/* Kernels 7 and 8: threads per block, targets per thread, resident blocks per SM asked of ptxas
+ * (__launch_bounds__), per precision; -D overrides them for tuning runs.
+ * Single: 13 issue slots per interaction (3 FADD, 3 FFMA, MUFU.RSQ, 3 FMUL, 3 FFMA) plus one
+ * LDS.128 per 4 interactions. 128 x 8 = 1024 threads per SM caps ptxas at 64 registers (it takes
+ * 79 when free, which would leave room for 6 blocks): 8 warps per scheduler, each with 4
+ * independent targets, to hide the MUFU and LDS latencies. Blocks of 128 rather than 256 halve
+ * the grain of the last wave. Double: 17 DP operations per interaction, each 2 cycles of a
+ * scheduler's 16-lane DP pipe, so the DP pipe and not the issue slot is the limit; 2 targets per
+ * thread already make the tile load (2 LDS.128 per source) negligible; ptxas takes 106-118
+ * registers, under the cap of 128 that 4 blocks of 128 leave. */
 #ifndef GS_NB_BLOCK_F
 #define GS_NB_BLOCK_F 128
 #endif
@@ -309,20 +316,19 @@ gs_nb_slice_sum_kernel(const gs_nb_vec_t<T> *__restrict__ pos, uint64_t i_first,
 /* ---- host side ------------------------------------------------------------------------------ */
 
 /* Kernel 8's j-split plan. The model: every block of the slice kernel does the same work, tps
- * tiles; an SM runs `occ` blocks at a time, and `GS_NB_SAT` resident blocks already keep its
- * schedulers busy, so an SM given L blocks takes F*occ + max(r, sat) block-tiles of time (F full
- * rounds of occ, r left over; no r, no term) and the grid takes as long as its busiest SM, with
- * L = ceil(blocks / SMs). A split adds the partials' traffic and a second launch, counted in the
- * same unit (one block-tile at full SM speed: 3-4 us on an H200 in either precision):
- * GS_NB_SPLIT_FIXED units plus one per GS_NB_SPLIT_BYTES written and read back. S = 1 is kept
- * unless a split is predicted to save more than GS_NB_SPLIT_GAIN: the model is coarse, and a
- * split costs the caller workspace. */
-#ifndef GS_NB_SAT
-#define GS_NB_SAT 3
-#endif
+ * tiles, and an SM runs `occ` of them at a time; blocks = bi * S for bi blocks of targets and S
+ * slices, the busiest SM gets L = ceil(blocks / SMs) and needs ceil(L / occ) waves, each as long
+ * as a full one (conservative: a partly filled SM is counted as if it needed every resident warp
+ * to reach full speed, so ties go to grids that fill the machine). Time = waves * occ * tps in
+ * units of one block-tile at full SM speed (3-4 us on an H200 in either precision). A split adds
+ * the partials' traffic and a second launch: GS_NB_SPLIT_FIXED units plus one per
+ * GS_NB_SPLIT_BYTES written and read back. S = 1 is kept unless a split is predicted to save more
+ * than GS_NB_SPLIT_GAIN: the model is coarse, and a split costs the caller workspace; among the
+ * splits, the fewest slices within GS_NB_SPLIT_SLACK of the best prediction win. */
 #define GS_NB_SPLIT_FIXED 2.0
 #define GS_NB_SPLIT_BYTES (8.0 * 1024 * 1024)
 #define GS_NB_SPLIT_GAIN 0.05
+#define GS_NB_SPLIT_SLACK 0.03
 #define GS_NB_MAX_SLICES 256u
 #define GS_NB_MAX_DEVICES 64
 
@@ -353,9 +359,8 @@ static cudaError_t gs_nb_slice_occupancy(int dev, int *occ)
 /* Predicted time of `blocks` blocks of tps tiles each (see above). */
 static double gs_nb_grid_time(uint64_t blocks, uint64_t tps, int sms, int occ)
 {
-  const uint64_t L = (blocks + sms - 1) / sms, full = L / occ, r = L % occ;
-  const uint64_t sat = GS_NB_SAT < occ ? GS_NB_SAT : occ;
-  return (double)(full * occ + (r ? (r > sat ? r : sat) : 0)) * (double)tps;
+  const uint64_t L = (blocks + sms - 1) / sms, waves = (L + occ - 1) / occ;
+  return (double)(waves * occ) * (double)tps;
 }
 
 template <typename T, int LAW, bool POT>
@@ -374,22 +379,28 @@ static cudaError_t gs_nb_split_plan(uint64_t i_count, uint64_t j_count, gs_nb_pl
   if (e != cudaSuccess) return e;
   if (sms < 1) sms = 1;
 
-  const double t1 = gs_nb_grid_time(bi, jt, sms, occ);
-  double best = t1;
-  uint64_t best_s = 1, best_tps = jt;
   const uint64_t smax = jt < GS_NB_MAX_SLICES ? jt : GS_NB_MAX_SLICES;
+  double t[GS_NB_MAX_SLICES + 1];
+  double best = t[1] = gs_nb_grid_time(bi, jt, sms, occ);
   for (uint64_t s = 2; s <= smax; ++s) {
     const uint64_t tps = (jt + s - 1) / s;
+    t[s] = -1;
     if ((jt + tps - 1) / tps != s) continue; /* s slices of tps tiles would leave one empty */
     const double bytes = 2.0 * (double)s * (double)i_count * sizeof(gs_nb_vec_t<T>);
-    const double t = gs_nb_grid_time(bi * s, tps, sms, occ) + GS_NB_SPLIT_FIXED + bytes / GS_NB_SPLIT_BYTES;
-    if (t < best) { best = t; best_s = s; best_tps = tps; }
+    t[s] = gs_nb_grid_time(bi * s, tps, sms, occ) + GS_NB_SPLIT_FIXED + bytes / GS_NB_SPLIT_BYTES;
+    if (t[s] < best) best = t[s];
   }
-  if (best_s > 1 && best < (1.0 - GS_NB_SPLIT_GAIN) * t1) {
-    p->slices = (unsigned)best_s;
-    p->slice_len = best_tps * B;
-    p->ws = (size_t)best_s * (size_t)i_count * sizeof(gs_nb_vec_t<T>);
-  }
+  if (best >= (1.0 - GS_NB_SPLIT_GAIN) * t[1]) return cudaSuccess;
+  /* the fewest slices within GS_NB_SPLIT_SLACK of the best: less workspace and partial traffic
+   * for a difference below what the model can resolve */
+  for (uint64_t s = 2; s <= smax; ++s)
+    if (t[s] >= 0 && t[s] <= (1.0 + GS_NB_SPLIT_SLACK) * best) {
+      const uint64_t tps = (jt + s - 1) / s;
+      p->slices = (unsigned)s;
+      p->slice_len = tps * B;
+      p->ws = (size_t)s * (size_t)i_count * sizeof(gs_nb_vec_t<T>);
+      break;
+    }
   return cudaSuccess;
 }
 
@@ -421,7 +432,7 @@ static cudaError_t gs_nb_launch(const struct gs_nbody_force_args *a, cudaStream_
   const unsigned gseed = gs_nb_blocks(ni, GS_NB_SEED_BLOCK), gmulti = gs_nb_blocks(ni, (uint64_t)B * K);
   if (!gseed || !gmulti) return cudaErrorInvalidValue;
   if (need) { *need = plan.ws; return cudaSuccess; }
-  if (a->ws_bytes < plan.ws || (plan.ws && !a->ws) || ((uintptr_t)a->ws & 15u)) return cudaErrorInvalidValue;
+  if (plan.ws && (a->ws_bytes < plan.ws || !a->ws || ((uintptr_t)a->ws & 15u))) return cudaErrorInvalidValue;
 
   const unsigned sb = GS_NB_SEED_BLOCK;
   switch (a->kernel) {

@@ -8,6 +8,7 @@
 #include "gs_error.h"
 #include "gs_info.h"
 #include "gs_mpi.h"
+#include "gs_nbody.h"
 #include "gs_options.h"
 #include "gs_reduce.h"
 
@@ -50,6 +51,7 @@ int main(int argc, char **argv) {
   switch (opt.cmd) {
   case GS_CMD_INFO: status = gs_info_main(&run); break;
   case GS_CMD_REDUCE: status = gs_reduce_main(&run); break;
+  case GS_CMD_NBODY: status = gs_nbody_main(&run); break;
   default: break;
   }
   return gs_finish(&run, status);

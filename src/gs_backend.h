@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../cuda/gs_cuda.h"
 #include "gs_bind.h"
 #include "gs_error.h"
 
@@ -76,7 +77,28 @@ struct gs_backend {
   size_t (*reduce_workspace)(const struct gs_backend *be, int kernel, int dtype, int op, uint64_t n, int block);
   void (*reduce)(const struct gs_backend *be, int kernel, int dtype, int op, const void *in, uint64_t n,
                  void *ws, size_t ws_bytes, void *out, int block, gs_queue *q);
+
+  /* N-body (gs_nbody.c): kernel ids of enum gs_nbody_kernel, or GS_NK_OMP on the CPU. */
+  int (*nbody_has)(int kernel);
+  size_t (*nbody_workspace)(const struct gs_backend *be, const struct gs_nbody_force_args *a);
+  void (*nbody_forces)(const struct gs_backend *be, const struct gs_nbody_force_args *a, gs_queue *q);
+  void (*nbody_kick)(const struct gs_backend *be, int precision, void *vel, const void *acc, uint64_t count,
+                     double dt, gs_queue *q);
+  void (*nbody_drift)(const struct gs_backend *be, int precision, void *pos, const void *vel, uint64_t count,
+                      double dt, gs_queue *q);
+  /* Per-body diagnostic terms into terms[k * count + i], k = 0: m v^2 / 2, 1: m phi / 2,
+   * 2..4: m v, 5..7: m x; the driver sums each with the reduction kernels. */
+  void (*nbody_terms)(const struct gs_backend *be, int precision, const void *pos, const void *vel,
+                      const void *acc, uint64_t count, double *terms, gs_queue *q);
 };
+
+#define GS_NK_OMP GS_NK_COUNT /* the CPU backend's OpenMP force loop */
+
+/* The CPU backend's N-body primitives (gs_nbody_cpu.c). */
+void gs_nbody_cpu_forces(const struct gs_nbody_force_args *a);
+void gs_nbody_cpu_kick(int precision, void *vel, const void *acc, uint64_t count, double dt);
+void gs_nbody_cpu_drift(int precision, void *pos, const void *vel, uint64_t count, double dt);
+void gs_nbody_cpu_terms(int precision, const void *pos, const void *vel, const void *acc, uint64_t count, double *terms);
 
 /* The CPU backend (always built). */
 const struct gs_backend *gs_backend_cpu_get(void);

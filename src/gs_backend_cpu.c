@@ -156,6 +156,36 @@ static void gs_cpu_reduce(const struct gs_backend *be, int kernel, int dtype, in
   memcpy(out, &res, sizeof res);
 }
 
+static int gs_cpu_nbody_has(int kernel) { return kernel == GS_NK_OMP; }
+
+static size_t gs_cpu_nbody_workspace(const struct gs_backend *be, const struct gs_nbody_force_args *a) {
+  (void)be, (void)a;
+  return 0;
+}
+
+static void gs_cpu_nbody_forces(const struct gs_backend *be, const struct gs_nbody_force_args *a, gs_queue *q) {
+  (void)be, (void)q;
+  gs_nbody_cpu_forces(a);
+}
+
+static void gs_cpu_nbody_kick(const struct gs_backend *be, int prec, void *vel, const void *acc, uint64_t count,
+                              double dt, gs_queue *q) {
+  (void)be, (void)q;
+  gs_nbody_cpu_kick(prec, vel, acc, count, dt);
+}
+
+static void gs_cpu_nbody_drift(const struct gs_backend *be, int prec, void *pos, const void *vel, uint64_t count,
+                               double dt, gs_queue *q) {
+  (void)be, (void)q;
+  gs_nbody_cpu_drift(prec, pos, vel, count, dt);
+}
+
+static void gs_cpu_nbody_terms(const struct gs_backend *be, int prec, const void *pos, const void *vel,
+                               const void *acc, uint64_t count, double *terms, gs_queue *q) {
+  (void)be, (void)q;
+  gs_nbody_cpu_terms(prec, pos, vel, acc, count, terms);
+}
+
 static const struct gs_backend gs_cpu_backend = {
     .name = "cpu",
     .device_count = gs_cpu_device_count,
@@ -185,6 +215,12 @@ static const struct gs_backend gs_cpu_backend = {
     .reduce_has = gs_cpu_reduce_has,
     .reduce_workspace = gs_cpu_reduce_workspace,
     .reduce = gs_cpu_reduce,
+    .nbody_has = gs_cpu_nbody_has,
+    .nbody_workspace = gs_cpu_nbody_workspace,
+    .nbody_forces = gs_cpu_nbody_forces,
+    .nbody_kick = gs_cpu_nbody_kick,
+    .nbody_drift = gs_cpu_nbody_drift,
+    .nbody_terms = gs_cpu_nbody_terms,
 };
 
 const struct gs_backend *gs_backend_cpu_get(void) { return &gs_cpu_backend; }

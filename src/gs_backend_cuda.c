@@ -174,6 +174,32 @@ static void gs_cuda_reduce_run(const struct gs_backend *be, int kernel, int dtyp
   GS_CHECK_CUDA(be, (cudaError_t)gs_cuda_reduce(kernel, dtype, op, in, n, ws, ws_bytes, out, block, q));
 }
 
+static int gs_cuda_nbody_has(int kernel) { return kernel >= GS_NK_GLOBAL && kernel < GS_NK_COUNT; }
+
+static size_t gs_cuda_nbody_ws(const struct gs_backend *be, const struct gs_nbody_force_args *a) {
+  (void)be;
+  return gs_cuda_nbody_workspace(a);
+}
+
+static void gs_cuda_nbody_forces_run(const struct gs_backend *be, const struct gs_nbody_force_args *a, gs_queue *q) {
+  GS_CHECK_CUDA(be, (cudaError_t)gs_cuda_nbody_forces(a, q));
+}
+
+static void gs_cuda_nbody_kick_run(const struct gs_backend *be, int prec, void *vel, const void *acc, uint64_t count,
+                                   double dt, gs_queue *q) {
+  GS_CHECK_CUDA(be, (cudaError_t)gs_cuda_nbody_kick(prec, vel, acc, count, dt, q));
+}
+
+static void gs_cuda_nbody_drift_run(const struct gs_backend *be, int prec, void *pos, const void *vel, uint64_t count,
+                                    double dt, gs_queue *q) {
+  GS_CHECK_CUDA(be, (cudaError_t)gs_cuda_nbody_drift(prec, pos, vel, count, dt, q));
+}
+
+static void gs_cuda_nbody_terms_run(const struct gs_backend *be, int prec, const void *pos, const void *vel,
+                                    const void *acc, uint64_t count, double *terms, gs_queue *q) {
+  GS_CHECK_CUDA(be, (cudaError_t)gs_cuda_nbody_terms(prec, pos, vel, acc, count, terms, q));
+}
+
 static const struct gs_backend gs_cuda_backend = {
     .name = "cuda",
     .device_count = gs_cuda_device_count,
@@ -203,6 +229,12 @@ static const struct gs_backend gs_cuda_backend = {
     .reduce_has = gs_cuda_reduce_has,
     .reduce_workspace = gs_cuda_reduce_ws,
     .reduce = gs_cuda_reduce_run,
+    .nbody_has = gs_cuda_nbody_has,
+    .nbody_workspace = gs_cuda_nbody_ws,
+    .nbody_forces = gs_cuda_nbody_forces_run,
+    .nbody_kick = gs_cuda_nbody_kick_run,
+    .nbody_drift = gs_cuda_nbody_drift_run,
+    .nbody_terms = gs_cuda_nbody_terms_run,
 };
 
 const struct gs_backend *gs_backend_cuda_get(void) { return &gs_cuda_backend; }

@@ -6,14 +6,16 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gs_nbody.h"
 #include "gs_reduce.h"
 #include "gs_types.h"
 
-enum gs_opt_kind { GS_OPT_FLAG, GS_OPT_INT, GS_OPT_COUNT, GS_OPT_STRING, GS_OPT_CHOICE };
+enum gs_opt_kind { GS_OPT_FLAG, GS_OPT_INT, GS_OPT_COUNT, GS_OPT_STRING, GS_OPT_CHOICE, GS_OPT_REAL };
 
 /* One option: where its value goes in struct gs_options and what it accepts. */
 struct gs_opt {
@@ -65,6 +67,27 @@ static const struct gs_opt gs_reduce_table[] = {
     {"seed", GS_OPT_COUNT, GS_O(reduce.seed), 0, INT64_MAX, NULL, "S", "input generator seed (default 1)"},
 };
 
+static const struct gs_opt gs_nbody_table[] = {
+    {"n", GS_OPT_COUNT, GS_O(nbody.n), 1, (int64_t)1 << 31, NULL, "N", "bodies (default 2^18)"},
+    {"steps", GS_OPT_INT, GS_O(nbody.steps), 0, 100000000, NULL, "K", "time steps (default 10)"},
+    {"dt", GS_OPT_REAL, GS_O(nbody.dt), 0, 0, NULL, "DT", "time step, > 0 (default 0.001)"},
+    {"eps", GS_OPT_REAL, GS_O(nbody.eps), 0, 0, NULL, "E",
+     "Plummer softening length, > 0 (default 0.01; --ic disk uses the seed's hard cutoff at r < 0.01 instead)"},
+    {"ic", GS_OPT_STRING, GS_O(nbody.ic), 0, 0, NULL, "IC",
+     "plummer (Henon units), disk (the seed 003 2D model: mG = 10, cutoff 0.01), uniform (cold sphere), "
+     "or a FILE of 'x y z vx vy vz m' lines (default plummer)"},
+    {"seed", GS_OPT_COUNT, GS_O(nbody.seed), 0, INT64_MAX, NULL, "S", "initial-condition seed (default 1)"},
+    {"precision", GS_OPT_CHOICE, GS_O(nbody.precision), 0, 0, "single|double", "P", "arithmetic (default single)"},
+    {"kernel", GS_OPT_STRING, GS_O(nbody.kernels), 0, 0, NULL, "LIST",
+     "all, or a list of 1..8 / global, rsqrt, shared, unroll, soften, fma, multi, jsplit (cuda), omp (cpu); "
+     "each is timed and verified, the last one runs the simulation (default all)"},
+    {"energy-every", GS_OPT_INT, GS_O(nbody.energy_every), 0, 100000000, NULL, "K",
+     "energy, momentum and centre-of-mass diagnostics every K steps (default 0: start and end only)"},
+    {"overlap", GS_OPT_CHOICE, GS_O(nbody.overlap), 0, 0, "off|on", "O",
+     "overlap the position exchange with force computation (default on)"},
+    {"iters", GS_OPT_INT, GS_O(nbody.iters), 1, 1000000, NULL, "K", "timed force evaluations per kernel (default 3)"},
+};
+
 /* The subcommands: name, table and a one-line summary (only those that exist). */
 static const struct {
   const char *name;
@@ -76,6 +99,8 @@ static const struct {
     [GS_CMD_INFO] = {"info", NULL, 0, "show, per rank, the host, node-local rank and GPU it got"},
     [GS_CMD_REDUCE] = {"reduce", gs_reduce_table, sizeof gs_reduce_table / sizeof *gs_reduce_table,
                        "parallel reduction: the seed ladder, modern kernels and CUB, MPI_Allreduce"},
+    [GS_CMD_NBODY] = {"nbody", gs_nbody_table, sizeof gs_nbody_table / sizeof *gs_nbody_table,
+                      "all-pairs gravitational N-body: force kernel ladder, leapfrog, all-gather overlapped with compute"},
 };
 
 const char *gs_options_cmd_name(int cmd) { return cmd > 0 && cmd < GS_CMD_COUNT ? gs_cmds[cmd].name : ""; }
@@ -126,6 +151,15 @@ static void gs_options_defaults(struct gs_options *o) {
   o->reduce.streams = 4;
   o->reduce.chunk = (uint64_t)1 << 24;
   o->reduce.seed = 1;
+  o->nbody.n = (uint64_t)1 << 18;
+  o->nbody.steps = 10;
+  o->nbody.dt = 0.001;
+  o->nbody.eps = 0.01;
+  strcpy(o->nbody.ic, "plummer");
+  o->nbody.seed = 1;
+  strcpy(o->nbody.kernels, "all");
+  o->nbody.overlap = 1;
+  o->nbody.iters = 3;
 }
 
 static const struct gs_opt *gs_options_find(const struct gs_opt *t, size_t n, const char *name, size_t len) {
@@ -156,6 +190,16 @@ static int gs_options_store(const struct gs_opt *opt, const char *value, struct 
     int idx = gs_options_choice(opt->choices, value);
     if (idx < 0) return gs_error_msg(msg, "--%s: '%s' is not one of %s", opt->name, value, opt->choices);
     *(int *)dst = idx;
+    return GS_OK;
+  }
+  case GS_OPT_REAL: {
+    char *end;
+    errno = 0;
+    double v = strtod(value, &end);
+    if (end == value || *end) return gs_error_msg(msg, "--%s: '%s' is not a number", opt->name, value);
+    if (errno == ERANGE || !isfinite(v)) return gs_error_msg(msg, "--%s: '%s' is out of range", opt->name, value);
+    if (v < 0) return gs_error_msg(msg, "--%s: '%s' is negative", opt->name, value);
+    *(double *)dst = v;
     return GS_OK;
   }
   case GS_OPT_STRING:
@@ -197,6 +241,13 @@ static int gs_options_validate(struct gs_options *o, struct gs_msg *msg) {
     if (r->block & (r->block - 1)) return gs_error_msg(msg, "--block: %d is not a power of two", r->block);
     unsigned mask;
     if (gs_reduce_kernel_mask(r->kernels, &mask, msg) != GS_OK) return GS_USAGE;
+  }
+  if (o->cmd == GS_CMD_NBODY) {
+    struct gs_nbody_opts *b = &o->nbody;
+    unsigned mask;
+    if (b->dt <= 0) return gs_error_msg(msg, "--dt: must be > 0");
+    if (b->eps <= 0) return gs_error_msg(msg, "--eps: must be > 0 (Plummer softening; --ic disk uses a cutoff instead)");
+    if (gs_nbody_kernel_mask(b->kernels, &mask, msg) != GS_OK) return GS_USAGE;
   }
   return GS_OK;
 }

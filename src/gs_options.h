@@ -12,7 +12,7 @@
 #define GS_LIST_MAX 256
 
 /* Subcommands. */
-enum gs_cmd { GS_CMD_NONE = 0, GS_CMD_INFO, GS_CMD_REDUCE, GS_CMD_COUNT };
+enum gs_cmd { GS_CMD_NONE = 0, GS_CMD_INFO, GS_CMD_REDUCE, GS_CMD_NBODY, GS_CMD_COUNT };
 
 /* --backend values, in the order of the option's choice list. */
 enum gs_backend_kind { GS_BACKEND_AUTO = 0, GS_BACKEND_CUDA, GS_BACKEND_CPU };
@@ -44,6 +44,20 @@ struct gs_reduce_opts {
   uint64_t seed;              /* input generator seed */
 };
 
+/* `gpusim nbody` options. */
+struct gs_nbody_opts {
+  uint64_t n;                 /* bodies (ignored with --ic FILE) */
+  int steps;                  /* time steps */
+  double dt, eps;             /* time step, softening length */
+  char ic[GS_PATH_MAX];       /* plummer, disk, uniform, or a file */
+  uint64_t seed;              /* initial-condition seed */
+  int precision;              /* 0 single, 1 double */
+  char kernels[GS_LIST_MAX];  /* "all" or a comma list of ids / names */
+  int energy_every;           /* diagnostics every K steps (0: start and end only) */
+  int overlap;                /* 1: overlap the exchange with computation */
+  int iters;                  /* timed force evaluations per kernel in the ladder table */
+};
+
 /* Everything the command line says. */
 struct gs_options {
   int cmd;      /* enum gs_cmd */
@@ -51,6 +65,7 @@ struct gs_options {
   int version;  /* --version given */
   struct gs_common_opts common;
   struct gs_reduce_opts reduce;
+  struct gs_nbody_opts nbody;
 };
 
 /* Parse argv into o (defaults first). Returns GS_OK, or GS_USAGE with msg filled. Pure: no MPI,

@@ -48,17 +48,6 @@ int gs_reduce_kernel_mask(const char *list, unsigned *mask, struct gs_msg *msg) 
   return GS_OK;
 }
 
-static int gs_reduce_cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-struct gs_stats gs_reduce_stats(double *t, int k) {
-  qsort(t, (size_t)k, sizeof *t, gs_reduce_cmp);
-  struct gs_stats s = {t[0], k % 2 ? t[k / 2] : 0.5 * (t[k / 2 - 1] + t[k / 2]), t[k - 1]};
-  return s;
-}
-
 int gs_reduce_matches(const struct gs_reduce_job *job, union gs_acc r, union gs_acc ref) {
   if (job->t == GS_DTYPE_INT32) return r.i == ref.i;
   return fabs(r.d - ref.d) <= job->tol;
@@ -71,19 +60,6 @@ union gs_acc gs_reduce_combine(const struct gs_reduce_job *job, union gs_acc a, 
   else
     r.d = job->op == GS_OP_SUM ? a.d + b.d : job->op == GS_OP_MIN ? fmin(a.d, b.d) : fmax(a.d, b.d);
   return r;
-}
-
-struct gs_stats gs_reduce_gather_stats(const struct gs_reduce_job *job, struct gs_stats mine, struct gs_stats *per_rank) {
-  const struct gs_run *run = job->run;
-  struct gs_stats *all = per_rank;
-  if (run->rank == 0 && !all && !(all = calloc((size_t)run->size, sizeof *all)))
-    GS_DIE(&run->be.where, "calloc", "out of memory");
-  GS_CHECK_MPI(&run->be.where, MPI_Gather(&mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD));
-  struct gs_stats slow = mine;
-  for (int r = 0; run->rank == 0 && r < run->size; r++)
-    if (all[r].median > slow.median) slow = all[r];
-  if (all != per_rank) free(all);
-  return slow;
 }
 
 /* Split the global problem: --n per rank, or --total spread as evenly as possible. */
@@ -120,7 +96,7 @@ static void gs_reduce_copy_ceiling(struct gs_reduce_job *job) {
     be->event_sync(be, job->ev[1]);
     if (i >= 0) t[i] = be->event_seconds(be, job->ev[0], job->ev[1]);
   }
-  job->copy_bw = 2.0 * cb / gs_reduce_stats(t, 10).median;
+  job->copy_bw = 2.0 * cb / gs_stats_of(t, 10).median;
   be->free_device(be, a);
   be->free_device(be, b);
 }
@@ -149,7 +125,7 @@ static struct gs_stats gs_reduce_time(struct gs_reduce_job *job, int k, const vo
   }
   be->copy_d2h(be, res, d_out, sizeof *res, job->q);
   be->queue_sync(be, job->q);
-  struct gs_stats s = gs_reduce_stats(t, o->iters);
+  struct gs_stats s = gs_stats_of(t, o->iters);
   be->gate_destroy(be, gate);
   free(t);
   be->free_device(be, d_out);
@@ -170,7 +146,7 @@ static double gs_reduce_time_allreduce(struct gs_reduce_job *job) {
     GS_CHECK_MPI(&run->be.where, MPI_Allreduce(&in, &out, 1, job->mpi_type, job->mpi_op, MPI_COMM_WORLD));
     if (i >= 0) t[i] = MPI_Wtime() - t0;
   }
-  double med = gs_reduce_stats(t, k).median, slow = med;
+  double med = gs_stats_of(t, k).median, slow = med;
   free(t);
   GS_CHECK_MPI(&run->be.where, MPI_Allreduce(&med, &slow, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
   return slow;
@@ -226,7 +202,7 @@ static void gs_reduce_device(struct gs_reduce_job *job, unsigned mask) {
       gs_reduce_print_acc(want, sizeof want, job, job->ref_local);
       fprintf(stderr, "gpusim: rank %d: kernel %s: result %s, reference %s: FAILED\n", run->rank, gs_rk[k].name, got, want);
     }
-    struct gs_stats slow = gs_reduce_gather_stats(job, mine, per_rank);
+    struct gs_stats slow = gs_stats_slowest(&run->be.where, mine, per_rank);
     if (run->rank != 0) continue;
     double t = slow.median, per_gpu = (double)job->total / run->size * gs_dtype_size(job->t) / t;
     double agg = (double)job->total * gs_dtype_size(job->t) / t;

@@ -7,11 +7,7 @@
 #include "gs_mpi.h"
 #include "gs_reduce.h"
 #include "gs_report.h"
-
-/* Median and spread of repeated timings, seconds. */
-struct gs_stats {
-  double min, median, max;
-};
+#include "gs_stats.h"
 
 struct gs_reduce_job {
   struct gs_run *run;
@@ -35,17 +31,11 @@ struct gs_reduce_job {
   int corrupt;                /* test hook: make the last rank's results wrong */
 };
 
-/* Sort t[0..k) and return min/median/max. */
-struct gs_stats gs_reduce_stats(double *t, int k);
-
 /* Does result r match reference ref within job->tol? */
 int gs_reduce_matches(const struct gs_reduce_job *job, union gs_acc r, union gs_acc ref);
 
 /* Combine two accumulators with the job's op (exact for our inputs). */
 union gs_acc gs_reduce_combine(const struct gs_reduce_job *job, union gs_acc a, union gs_acc b);
-
-/* Slowest rank's stats (collective; valid on rank 0), and each rank's on rank 0 in per_rank. */
-struct gs_stats gs_reduce_gather_stats(const struct gs_reduce_job *job, struct gs_stats mine, struct gs_stats *per_rank);
 
 /* The --source host pipeline and its contrasts. Returns nothing; sets job->failed. */
 void gs_reduce_stream_run(struct gs_reduce_job *job, unsigned mask);

@@ -64,7 +64,7 @@ static struct gs_stats gs_stream_measure(struct gs_stream *s, int kernel, int se
     double ti = serial ? gs_stream_serial(s, kernel, h, d_all, ws, wsb) : gs_stream_once(s, kernel, h);
     if (i >= 0) t[i] = ti;
   }
-  struct gs_stats mine = gs_reduce_stats(t, iters);
+  struct gs_stats mine = gs_stats_of(t, iters);
   free(t);
   *ok_all = 1;
   if (kernel) {
@@ -80,7 +80,7 @@ static struct gs_stats gs_stream_measure(struct gs_stream *s, int kernel, int se
     GS_CHECK_MPI(&be->where, MPI_Allreduce(&ok, ok_all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD));
     if (!*ok_all) job->failed = 1;
   }
-  return gs_reduce_gather_stats(job, mine, NULL);
+  return gs_stats_slowest(&be->where, mine, NULL);
 }
 
 static void gs_stream_row(struct gs_stream *s, const char *kernel, const char *what, struct gs_stats st, double copy_t,

@@ -1,0 +1,175 @@
+/* gs_ic.c: initial conditions. Random numbers come from a counter-based generator keyed by
+ * (seed, body, draw), so body i is the same on every rank and for every rank count. */
+#include "gs_ic.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gs_ic_alloc(struct gs_bodies *b, uint64_t n) {
+  memset(b, 0, sizeof *b);
+  b->n = n;
+  double **f[] = {&b->x, &b->y, &b->z, &b->vx, &b->vy, &b->vz, &b->m};
+  for (int k = 0; k < 7; k++)
+    if (!(*f[k] = calloc(n ? n : 1, sizeof(double)))) {
+      gs_ic_free(b);
+      return -1;
+    }
+  return 0;
+}
+
+void gs_ic_free(struct gs_bodies *b) {
+  double *f[] = {b->x, b->y, b->z, b->vx, b->vy, b->vz, b->m};
+  for (int k = 0; k < 7; k++) free(f[k]);
+  memset(b, 0, sizeof *b);
+}
+
+/* Uniform double in [0, 1) for (seed, body, draw): splitmix64 of a combined counter. */
+static double gs_ic_uniform01(uint64_t seed, uint64_t body, uint64_t draw) {
+  uint64_t x = seed * 0x9e3779b97f4a7c15ULL ^ (body * 0xd1b54a32d192ed03ULL + draw * 0x8cb92ba72f3d8dd7ULL);
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return (double)(x >> 11) * 0x1.0p-53;
+}
+
+/* A vector of length r in a uniformly random direction, from draws d and d+1. */
+static void gs_ic_isotropic(uint64_t seed, uint64_t i, uint64_t d, double r, double *x, double *y, double *z) {
+  double cz = 1.0 - 2.0 * gs_ic_uniform01(seed, i, d), phi = 2.0 * M_PI * gs_ic_uniform01(seed, i, d + 1);
+  double s = sqrt(1.0 - cz * cz);
+  *x = r * s * cos(phi);
+  *y = r * s * sin(phi);
+  *z = r * cz;
+}
+
+void gs_ic_center(struct gs_bodies *b) {
+  double mt = 0, c[6] = {0};
+  for (uint64_t i = 0; i < b->n; i++) {
+    mt += b->m[i];
+    c[0] += b->m[i] * b->x[i], c[1] += b->m[i] * b->y[i], c[2] += b->m[i] * b->z[i];
+    c[3] += b->m[i] * b->vx[i], c[4] += b->m[i] * b->vy[i], c[5] += b->m[i] * b->vz[i];
+  }
+  if (mt <= 0) return;
+  for (uint64_t i = 0; i < b->n; i++) {
+    b->x[i] -= c[0] / mt, b->y[i] -= c[1] / mt, b->z[i] -= c[2] / mt;
+    b->vx[i] -= c[3] / mt, b->vy[i] -= c[4] / mt, b->vz[i] -= c[5] / mt;
+  }
+}
+
+void gs_ic_plummer(struct gs_bodies *b, uint64_t seed) {
+  /* Henon units: scale lengths by 3 pi / 16 and speeds by its inverse square root. */
+  const double rscale = 3.0 * M_PI / 16.0, vscale = 1.0 / sqrt(rscale);
+#pragma omp parallel for schedule(static)
+  for (uint64_t i = 0; i < b->n; i++) {
+    b->m[i] = 1.0 / (double)b->n;
+    /* Radius from the cumulative mass X1 = r^3 / (1 + r^2)^1.5, capped so r < 22.8. */
+    uint64_t d = 0;
+    double x1;
+    do x1 = gs_ic_uniform01(seed, i, d++);
+    while (x1 > 0.999 || x1 == 0.0);
+    double r = 1.0 / sqrt(pow(x1, -2.0 / 3.0) - 1.0);
+    gs_ic_isotropic(seed, i, 100, r * rscale, &b->x[i], &b->y[i], &b->z[i]);
+    /* Speed by von Neumann rejection on g(q) = q^2 (1 - q^2)^3.5, q = v / v_escape. */
+    double q, g;
+    d = 200;
+    do {
+      q = gs_ic_uniform01(seed, i, d++);
+      g = 0.1 * gs_ic_uniform01(seed, i, d++);
+    } while (g > q * q * pow(1.0 - q * q, 3.5));
+    double v = q * sqrt(2.0) * pow(1.0 + r * r, -0.25);
+    gs_ic_isotropic(seed, i, 1000, v * vscale, &b->vx[i], &b->vy[i], &b->vz[i]);
+  }
+  gs_ic_center(b);
+}
+
+void gs_ic_disk(struct gs_bodies *b, uint64_t seed) {
+#pragma omp parallel for schedule(static)
+  for (uint64_t i = 0; i < b->n; i++) {
+    double r = 32767.0 * 1e-4 * gs_ic_uniform01(seed, i, 0), phi = 2.0 * M_PI * gs_ic_uniform01(seed, i, 1);
+    double vv = 10.0 * r * r;
+    b->x[i] = r * cos(phi), b->y[i] = r * sin(phi), b->z[i] = 0;
+    b->vx[i] = -vv * sin(phi), b->vy[i] = vv * cos(phi), b->vz[i] = 0;
+    b->m[i] = 1.0;
+  }
+}
+
+void gs_ic_uniform(struct gs_bodies *b, uint64_t seed) {
+#pragma omp parallel for schedule(static)
+  for (uint64_t i = 0; i < b->n; i++) {
+    double r = cbrt(gs_ic_uniform01(seed, i, 0));
+    gs_ic_isotropic(seed, i, 1, r, &b->x[i], &b->y[i], &b->z[i]);
+    b->vx[i] = b->vy[i] = b->vz[i] = 0;
+    b->m[i] = 1.0 / (double)b->n;
+  }
+  gs_ic_center(b);
+}
+
+int gs_ic_read(const char *path, struct gs_bodies *b, struct gs_msg *msg) {
+  memset(b, 0, sizeof *b);
+  FILE *f = fopen(path, "r");
+  if (!f) return gs_error_msg(msg, "--ic %s: cannot open: %s", path, strerror(errno));
+  uint64_t cap = 0, n = 0, line = 0;
+  char buf[4096];
+  int status = GS_OK;
+  struct gs_bodies t = {0};
+  while (fgets(buf, sizeof buf, f)) {
+    line++;
+    if (!strchr(buf, '\n') && !feof(f)) {
+      status = gs_error_msg(msg, "--ic %s:%llu: line longer than %zu characters", path, (unsigned long long)line, sizeof buf - 1);
+      break;
+    }
+    char *p = buf + strspn(buf, " \t\r\n");
+    if (*p == '#' || *p == '\0') continue;
+    double v[7];
+    int got = 0;
+    for (; got < 7; got++) {
+      char *end;
+      errno = 0;
+      v[got] = strtod(p, &end);
+      if (end == p) break;
+      if (errno == ERANGE || !isfinite(v[got])) {
+        got = -1;
+        break;
+      }
+      p = end;
+    }
+    p += strspn(p, " \t\r\n");
+    if (got != 7 || (*p && *p != '#')) {
+      status = gs_error_msg(msg, "--ic %s:%llu: want 7 numbers 'x y z vx vy vz m', got %s", path,
+                            (unsigned long long)line, got < 0 ? "an out-of-range value" : got < 7 ? "fewer" : "more");
+      break;
+    }
+    if (v[6] < 0) {
+      status = gs_error_msg(msg, "--ic %s:%llu: negative mass %g", path, (unsigned long long)line, v[6]);
+      break;
+    }
+    if (n == cap) {
+      struct gs_bodies grown;
+      cap = cap ? 2 * cap : 1024;
+      if (gs_ic_alloc(&grown, cap) != 0) {
+        status = gs_error_msg(msg, "--ic %s: out of memory at line %llu", path, (unsigned long long)line);
+        break;
+      }
+      double *src[] = {t.x, t.y, t.z, t.vx, t.vy, t.vz, t.m}, *dst[] = {grown.x, grown.y, grown.z, grown.vx, grown.vy, grown.vz, grown.m};
+      for (int k = 0; k < 7 && n; k++) memcpy(dst[k], src[k], n * sizeof(double));
+      gs_ic_free(&t);
+      t = grown;
+    }
+    double *dst[] = {t.x, t.y, t.z, t.vx, t.vy, t.vz, t.m};
+    for (int k = 0; k < 7; k++) dst[k][n] = v[k];
+    n++;
+  }
+  if (status == GS_OK && ferror(f)) status = gs_error_msg(msg, "--ic %s: read error", path);
+  fclose(f);
+  if (status == GS_OK && n == 0) status = gs_error_msg(msg, "--ic %s: no bodies in the file", path);
+  if (status != GS_OK) {
+    gs_ic_free(&t);
+    return status;
+  }
+  t.n = n;
+  *b = t;
+  return GS_OK;
+}

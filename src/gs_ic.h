@@ -1,0 +1,40 @@
+/* gs_ic.h: initial conditions for `gpusim nbody`: Plummer sphere, the seed 003 disk, a uniform
+ * sphere, or a text file. Generated identically on every rank from the seed, whatever the rank
+ * count, so runs on 1, 2 and 4 ranks start from the same bodies. */
+#ifndef GS_IC_H
+#define GS_IC_H
+
+#include <stdint.h>
+
+#include "gs_error.h"
+
+/* Bodies in double precision on the host: structure of arrays. */
+struct gs_bodies {
+  uint64_t n;
+  double *x, *y, *z, *vx, *vy, *vz, *m;
+};
+
+/* Allocate n bodies (zeroed). Returns 0, or -1 when out of memory. */
+int gs_ic_alloc(struct gs_bodies *b, uint64_t n);
+/* Free them. */
+void gs_ic_free(struct gs_bodies *b);
+
+/* Plummer sphere by Aarseth, Henon & Wielen (1974) in Henon units (G = 1, M = 1, E = -1/4),
+ * centre-of-mass frame, radii truncated at 22.8 scale lengths (99.9% of the mass). */
+void gs_ic_plummer(struct gs_bodies *b, uint64_t seed);
+
+/* The seed 003 disk (2D, z = 0): radius uniform in [0, 3.2767) (the seed's rand() * 1e-4 with a
+ * 15-bit rand), angle uniform, tangential speed 10 r^2, unit masses (with G = 10: mG = 10). */
+void gs_ic_disk(struct gs_bodies *b, uint64_t seed);
+
+/* A cold uniform sphere of radius 1 and total mass 1, at rest, centre-of-mass frame. */
+void gs_ic_uniform(struct gs_bodies *b, uint64_t seed);
+
+/* Read "x y z vx vy vz m" lines ('#' comments, blank lines allowed) from path into b (allocated
+ * here). Returns GS_OK, or GS_USAGE with msg naming the file and line of the first problem. */
+int gs_ic_read(const char *path, struct gs_bodies *b, struct gs_msg *msg);
+
+/* Shift positions and velocities to the centre-of-mass frame. */
+void gs_ic_center(struct gs_bodies *b);
+
+#endif

@@ -1,0 +1,161 @@
+/* gs_nbody_step.c: the time-step loop. Kick-drift-kick leapfrog; after the drift every rank's
+ * new positions go to every other rank through pinned host buffers (Open MPI here is not
+ * CUDA-aware). With --overlap on, the forces from the rank's own slice (already on the device)
+ * are computed while the slices travel a ring of MPI_Sendrecv, and each arriving slice's forces
+ * are added as soon as it is copied up; with --overlap off: copy down, MPI_Allgatherv, copy up,
+ * then all the forces. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_nbody_job.h"
+#include "gs_reduce.h"
+
+struct gs_diag gs_nbody_diagnose(struct gs_nbody_job *job) {
+  const struct gs_backend *be = job->be;
+  double local[8] = {0}, sums[8];
+  if (job->count > 0) {
+    be->nbody_terms(be, job->prec, (const char *)job->d_pos + job->first * job->esz, job->d_vel, job->d_acc,
+                    job->count, job->d_terms, job->qc);
+    /* Each sum with the reduction kernels (deterministic, double accumulation). */
+    for (int k = 0; k < 8; k++)
+      be->reduce(be, job->rkernel, GS_DTYPE_DOUBLE, GS_OP_SUM, job->d_terms + (size_t)k * job->count, job->count,
+                 job->rws, job->rwsb, &job->d_sums[k], 256, job->qc);
+    union gs_acc h[8];
+    be->copy_d2h(be, h, job->d_sums, sizeof h, job->qc);
+    be->queue_sync(be, job->qc);
+    for (int k = 0; k < 8; k++) local[k] = h[k].d;
+  }
+  GS_CHECK_MPI(&be->where, MPI_Allreduce(local, sums, 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+  struct gs_diag d = {.kinetic = sums[0], .potential = sums[1]};
+  d.energy = d.kinetic + d.potential;
+  for (int c = 0; c < 3; c++) d.p[c] = sums[2 + c], d.com[c] = sums[5 + c];
+  return d;
+}
+
+/* Copy this rank's slice of positions down and make the drift visible to the copy queue. */
+static void gs_nbody_slice_down(struct gs_nbody_job *job, gs_event *drifted) {
+  const struct gs_backend *be = job->be;
+  be->event_record(be, drifted, job->qc);
+  be->queue_wait(be, job->qx, drifted);
+  if (job->count)
+    be->copy_d2h(be, (char *)job->h_pos + job->first * job->esz, (const char *)job->d_pos + job->first * job->esz,
+                 job->count * job->esz, job->qx);
+}
+
+/* One force piece on the compute queue, timed with its own events. */
+static void gs_nbody_piece(struct gs_nbody_job *job, int r, int accumulate, int potential, gs_event *e0, gs_event *e1) {
+  const struct gs_backend *be = job->be;
+  struct gs_nbody_force_args a = gs_nbody_args(job, job->kernel, (uint64_t)job->displs[r], (uint64_t)job->counts[r],
+                                               accumulate, potential);
+  be->event_record(be, e0, job->qc);
+  if (a.i_count && a.j_count) be->nbody_forces(be, &a, job->qc);
+  be->event_record(be, e1, job->qc);
+}
+
+/* Exchange positions and compute forces for this rank's slice. Returns exchange wall seconds. */
+static double gs_nbody_exchange_forces(struct gs_nbody_job *job, int potential, double *forces) {
+  const struct gs_backend *be = job->be;
+  const struct gs_run *run = job->run;
+  int P = run->size, r = run->rank;
+  gs_event **ev = job->ev; /* ev[2p], ev[2p+1]: force piece p; ev[2P]: drifted; ev[2P+1]: last copy up */
+  double t0 = MPI_Wtime(), tx;
+  *forces = 0;
+  if (P == 1) {
+    /* Nothing to exchange: forces from all bodies at once. */
+    struct gs_nbody_force_args a = gs_nbody_args(job, job->kernel, 0, job->npad, 0, potential);
+    be->event_record(be, ev[0], job->qc);
+    if (a.i_count) be->nbody_forces(be, &a, job->qc);
+    be->event_record(be, ev[1], job->qc);
+    be->event_sync(be, ev[1]);
+    *forces = be->event_seconds(be, ev[0], ev[1]);
+    return 0;
+  }
+  gs_nbody_slice_down(job, ev[2 * P]);
+  if (job->o->overlap) {
+    /* Own slice first: its positions are already on the device. */
+    gs_nbody_piece(job, r, 0, potential, ev[0], ev[1]);
+    be->queue_sync(be, job->qx);
+    /* Ring: at step s receive rank (r - s)'s slice from the left, pass on what arrived at s - 1. */
+    int left = (r - 1 + P) % P, right = (r + 1) % P;
+    for (int s = 1; s < P; s++) {
+      int send = (r - s + 1 + P) % P, recv = (r - s + P) % P;
+      GS_CHECK_MPI(&be->where, MPI_Sendrecv((char *)job->h_pos + (size_t)job->displs[send] * job->esz, job->counts[send],
+                                            job->body_type, right, s, (char *)job->h_pos + (size_t)job->displs[recv] * job->esz,
+                                            job->counts[recv], job->body_type, left, s, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      if (job->counts[recv]) {
+        size_t off = (size_t)job->displs[recv] * job->esz;
+        be->copy_h2d(be, (char *)job->d_pos + off, (char *)job->h_pos + off, (size_t)job->counts[recv] * job->esz, job->qx);
+      }
+      be->event_record(be, ev[2 * P + 1], job->qx);
+      be->queue_wait(be, job->qc, ev[2 * P + 1]);
+      gs_nbody_piece(job, recv, 1, potential, ev[2 * s], ev[2 * s + 1]);
+    }
+    be->event_sync(be, ev[2 * P + 1]);
+    tx = MPI_Wtime() - t0;
+    be->queue_sync(be, job->qc);
+    for (int s = 0; s < P; s++) *forces += be->event_seconds(be, ev[2 * s], ev[2 * s + 1]);
+    return tx;
+  }
+  be->queue_sync(be, job->qx);
+  GS_CHECK_MPI(&be->where, MPI_Allgatherv(MPI_IN_PLACE, 0, job->body_type, job->h_pos, job->counts, job->displs,
+                                          job->body_type, MPI_COMM_WORLD));
+  be->copy_h2d(be, job->d_pos, job->h_pos, job->npad * job->esz, job->qx);
+  be->event_record(be, ev[2 * P + 1], job->qx);
+  be->event_sync(be, ev[2 * P + 1]);
+  tx = MPI_Wtime() - t0;
+  struct gs_nbody_force_args a = gs_nbody_args(job, job->kernel, 0, job->npad, 0, potential);
+  be->event_record(be, ev[0], job->qc);
+  if (a.i_count) be->nbody_forces(be, &a, job->qc);
+  be->event_record(be, ev[1], job->qc);
+  be->event_sync(be, ev[1]);
+  *forces = be->event_seconds(be, ev[0], ev[1]);
+  return tx;
+}
+
+static void gs_nbody_print_diag(const struct gs_nbody_job *job, int step, double t, const struct gs_diag *d,
+                                const struct gs_diag *d0) {
+  if (job->run->rank != 0) return;
+  double p = sqrt(d->p[0] * d->p[0] + d->p[1] * d->p[1] + d->p[2] * d->p[2]);
+  double c = sqrt(d->com[0] * d->com[0] + d->com[1] * d->com[1] + d->com[2] * d->com[2]);
+  printf("%8d %10.5f %14.8f %14.8f %16.9f %11.3e %11.3e %11.3e\n", step, t, d->kinetic, d->potential, d->energy,
+         fabs(d->energy - d0->energy) / fabs(d0->energy), p, c);
+  fflush(stdout);
+}
+
+void gs_nbody_run_steps(struct gs_nbody_job *job, struct gs_diag *d0, struct gs_step_times *times) {
+  const struct gs_backend *be = job->be;
+  const struct gs_nbody_opts *o = job->o;
+  const double dt = o->dt;
+  if (job->run->rank == 0)
+    printf("%8s %10s %14s %14s %16s %11s %11s %11s\n", "step", "time", "kinetic", "potential", "energy", "|dE/E0|",
+           "|P|", "|M x_com|");
+  gs_nbody_print_diag(job, 0, 0.0, d0, d0);
+  for (int s = 1; s <= o->steps; s++) {
+    int diag = s == o->steps || (o->energy_every > 0 && s % o->energy_every == 0);
+    GS_CHECK_MPI(&be->where, MPI_Barrier(MPI_COMM_WORLD));
+    double t0 = MPI_Wtime();
+    if (job->count) {
+      be->nbody_kick(be, job->prec, job->d_vel, job->d_acc, job->count, 0.5 * dt, job->qc);
+      be->nbody_drift(be, job->prec, (char *)job->d_pos + job->first * job->esz, job->d_vel, job->count, dt, job->qc);
+    }
+    double t1 = MPI_Wtime(), forces;
+    double exchange = gs_nbody_exchange_forces(job, diag, &forces);
+    double core = MPI_Wtime() - t1;
+    if (job->count) be->nbody_kick(be, job->prec, job->d_vel, job->d_acc, job->count, 0.5 * dt, job->qc);
+    be->queue_sync(be, job->qc);
+    struct gs_step_times *st = &times[s - 1];
+    st->total = MPI_Wtime() - t0;
+    st->forces = forces;
+    st->exchange = exchange;
+    st->hidden = exchange > 0 ? (forces + exchange - core) / exchange : 0;
+    if (st->hidden < 0) st->hidden = 0;
+    if (st->hidden > 1) st->hidden = 1;
+    if (diag) {
+      struct gs_diag d = gs_nbody_diagnose(job);
+      gs_nbody_print_diag(job, s, s * dt, &d, d0);
+      if (!isfinite(d.energy)) job->failed = 1;
+    }
+  }
+}

@@ -1,0 +1,381 @@
+/* The N-body launchers of cuda/ on a GPU: every kernel x precision x law x potential x
+ * accumulate against a double-precision CPU direct sum, on sizes {1, 2, 7, 100, 257, 1000, 5000}
+ * and i/j sub-ranges; a j range split into two calls (overwrite, then accumulate); the
+ * integrators; argument checks; identical bits run to run. Exits 77 without a GPU (and in a
+ * CPU-only build). */
+#include <config.h>
+#ifndef GS_HAVE_CUDA
+#include <stdio.h>
+int main(void) {
+  printf("SKIP: CPU-only build\n");
+  return 77;
+}
+#else
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "gs_cuda.h"
+
+static int g_pass, g_fail;
+
+
+#define CK(x)                                                                              \
+  do {                                                                                     \
+    cudaError_t e_ = (x);                                                                  \
+    if (e_ != cudaSuccess) {                                                               \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));  \
+      exit(1);                                                                             \
+    }                                                                                      \
+  } while (0)
+
+static void expect(int ok, const char *what)
+{
+  if (ok) { g_pass++; return; }
+  g_fail++;
+  if (g_fail <= 40) fprintf(stderr, "FAIL: %s\n", what);
+}
+
+/* xorshift so runs are reproducible */
+static uint64_t g_rng = 88172645463325252ull;
+static double urand(void)
+{
+  g_rng ^= g_rng << 13; g_rng ^= g_rng >> 7; g_rng ^= g_rng << 17;
+  return (double)(g_rng >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static const double G = 1.5, EPS2 = 1e-2, CUT2 = 2e-3;
+
+/* Bodies as doubles (x, y, z, m) rounded to the precision under test, so the reference sees the
+ * very inputs the GPU sees. Every 13th body is padding (mass 0). For the cutoff law, no pair
+ * lies within 1e-3 relative of the cutoff: its fate would depend on rounding. */
+static void make_bodies(double *b, int n, int prec, int law)
+{
+  for (int k = 0; k < n; ++k) {
+    for (int c = 0; c < 3; ++c) b[4 * k + c] = urand() * 2 - 1;
+    b[4 * k + 3] = (k % 13 == 12) ? 0.0 : (0.5 + urand()) / n;
+    if (prec == 0)
+      for (int c = 0; c < 4; ++c) b[4 * k + c] = (double)(float)b[4 * k + c];
+  }
+  if (law != GS_LAW_CUTOFF) return;
+  for (int again = 1; again;) {
+    again = 0;
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j) {
+        const double dx = b[4 * j] - b[4 * i], dy = b[4 * j + 1] - b[4 * i + 1], dz = b[4 * j + 2] - b[4 * i + 2];
+        const double r2 = dx * dx + dy * dy + dz * dz;
+        if (fabs(r2 - CUT2) < 1e-3 * CUT2) {
+          b[4 * j] += 0.01;
+          if (prec == 0) b[4 * j] = (double)(float)b[4 * j];
+          again = 1;
+        }
+      }
+  }
+}
+
+/* Reference: for targets [i0, i0+ni), sources [j0, j0+nj): out[k] = (a, phi) and mag[k] = the
+ * sum of the magnitudes of the terms (force, potential), the scale the error is measured on. */
+static void reference(const double *b, int law, uint64_t i0, uint64_t ni, uint64_t j0, uint64_t nj,
+                      double *out, double *mag)
+{
+  for (uint64_t k = 0; k < ni; ++k) {
+    const uint64_t i = i0 + k;
+    double a[4] = {0, 0, 0, 0}, fm = 0, pm = 0;
+    for (uint64_t j = j0; j < j0 + nj; ++j) {
+      if (j == i) continue;
+      const double dx = b[4 * j] - b[4 * i], dy = b[4 * j + 1] - b[4 * i + 1], dz = b[4 * j + 2] - b[4 * i + 2];
+      const double r2 = dx * dx + dy * dy + dz * dz;
+      double d2 = r2 + EPS2;
+      if (law == GS_LAW_CUTOFF) {
+        if (r2 < CUT2) continue;
+        d2 = r2;
+      }
+      const double inv = 1.0 / sqrt(d2), m = b[4 * j + 3], s = m * inv * inv * inv;
+      a[0] += dx * s; a[1] += dy * s; a[2] += dz * s;
+      a[3] -= m * inv;
+      fm += m * sqrt(r2) * inv * inv * inv;
+      pm += m * inv;
+    }
+    for (int c = 0; c < 4; ++c) out[4 * k + c] = G * a[c];
+    mag[2 * k] = G * fm;
+    mag[2 * k + 1] = G * pm;
+  }
+}
+
+/* Device buffers in the precision under test. */
+static void *to_dev(const double *h, uint64_t n4, int prec)
+{
+  void *d = NULL;
+  const size_t es = prec ? 8 : 4;
+  CK(cudaMalloc(&d, n4 * es + 64));
+  if (prec) {
+    CK(cudaMemcpy(d, h, n4 * es, cudaMemcpyHostToDevice));
+  } else {
+    float *f = malloc(n4 * es);
+    for (uint64_t k = 0; k < n4; ++k) f[k] = (float)h[k];
+    CK(cudaMemcpy(d, f, n4 * es, cudaMemcpyHostToDevice));
+    free(f);
+  }
+  return d;
+}
+
+static void from_dev(double *h, const void *d, uint64_t n4, int prec)
+{
+  if (prec) {
+    CK(cudaMemcpy(h, d, n4 * 8, cudaMemcpyDeviceToHost));
+  } else {
+    float *f = malloc(n4 * 4);
+    CK(cudaMemcpy(f, d, n4 * 4, cudaMemcpyDeviceToHost));
+    for (uint64_t k = 0; k < n4; ++k) h[k] = f[k];
+    free(f);
+  }
+}
+
+/* Compare got with want (+ the accumulated-onto base when acc). */
+static int close_enough(const double *got, const double *want, const double *mag, const double *base,
+                        uint64_t ni, int prec, int pot, int acc, double *worst)
+{
+  const double tol = prec ? 1e-11 : 5e-5;
+  int ok = 1;
+  for (uint64_t k = 0; k < ni; ++k)
+    for (int c = 0; c < 4; ++c) {
+      double w = c < 3 || pot ? want[4 * k + c] : 0.0;
+      if (acc) w += base[4 * k + c];
+      const double scale = (c < 3 ? mag[2 * k] : mag[2 * k + 1]) * (c < 3 || pot ? 1.0 : 0.0) +
+                           (acc ? fabs(base[4 * k + c]) : 0.0) + 1e-300;
+      const double err = fabs(got[4 * k + c] - w) / scale;
+      if (!(err <= tol)) ok = 0;
+      if (!(err <= *worst)) *worst = err;
+    }
+  return ok;
+}
+
+static size_t ws_for(struct gs_nbody_force_args *a)
+{
+  return gs_cuda_nbody_workspace(a);
+}
+
+static void test_forces(void)
+{
+  static const int sizes[] = {1, 2, 7, 100, 257, 1000, 5000};
+  double worst[2][GS_NK_COUNT] = {{0}};
+  size_t max_ws = 0;
+  int splits = 0;
+  for (int prec = 0; prec < 2; ++prec)
+    for (int law = 0; law < 2; ++law)
+      for (unsigned si = 0; si < sizeof sizes / sizeof *sizes; ++si) {
+        const int n = sizes[si];
+        double *b = malloc(sizeof(double) * 4 * n);
+        make_bodies(b, n, prec, law);
+        void *dpos = to_dev(b, 4 * (uint64_t)n, prec);
+        /* ranges: full; overlapping sub-ranges; targets and sources disjoint */
+        uint64_t rg[3][4] = {{0, (uint64_t)n, 0, (uint64_t)n},
+                             {(uint64_t)n / 3, (uint64_t)(n / 2 ? n / 2 : 1), (uint64_t)n / 5, 0},
+                             {0, (uint64_t)(n + 1) / 2, (uint64_t)n / 2, (uint64_t)(n - n / 2)}};
+        rg[1][3] = (uint64_t)(n - n / 7) > rg[1][2] ? (uint64_t)(n - n / 7) - rg[1][2] : 1;
+        for (int r = 0; r < 3; ++r) {
+          const uint64_t i0 = rg[r][0], ni = rg[r][1], j0 = rg[r][2], nj = rg[r][3];
+          if (i0 + ni > (uint64_t)n || j0 + nj > (uint64_t)n || ni == 0 || nj == 0) continue;
+          double *want = malloc(sizeof(double) * 4 * ni), *mag = malloc(sizeof(double) * 2 * ni);
+          double *base = malloc(sizeof(double) * 4 * ni), *got = malloc(sizeof(double) * 4 * ni);
+          reference(b, law, i0, ni, j0, nj, want, mag);
+          for (uint64_t k = 0; k < 4 * ni; ++k) base[k] = prec ? urand() : (double)(float)urand();
+          void *dacc = to_dev(base, 4 * ni, prec);
+          for (int kern = 1; kern < GS_NK_COUNT; ++kern)
+            for (int pot = 0; pot < 2; ++pot)
+              for (int acc = 0; acc < 2; ++acc) {
+                struct gs_nbody_force_args a;
+                memset(&a, 0, sizeof a);
+                a.kernel = kern; a.precision = prec; a.law = law; a.pos = dpos;
+                a.i_first = i0; a.i_count = ni; a.j_first = j0; a.j_count = nj;
+                a.acc = dacc; a.accumulate = acc; a.potential = pot;
+                a.G = G; a.eps2 = EPS2; a.cut2 = CUT2;
+                a.ws_bytes = ws_for(&a);
+                if (a.ws_bytes) {
+                  CK(cudaMalloc(&a.ws, a.ws_bytes));
+                  splits++;
+                  if (a.ws_bytes > max_ws) max_ws = a.ws_bytes;
+                }
+                from_dev(base, dacc, 4 * ni, prec); /* what acc holds before this call */
+                const int e = gs_cuda_nbody_forces(&a, NULL);
+                CK(cudaDeviceSynchronize());
+                from_dev(got, dacc, 4 * ni, prec);
+                char what[200];
+                snprintf(what, sizeof what, "forces kernel %d prec %d law %d pot %d acc %d n %d range %d (i %llu+%llu j %llu+%llu)",
+                         kern, prec, law, pot, acc, n, r, (unsigned long long)i0, (unsigned long long)ni,
+                         (unsigned long long)j0, (unsigned long long)nj);
+                expect(e == 0 && close_enough(got, want, mag, base, ni, prec, pot, acc, &worst[prec][kern]), what);
+                if (a.ws) CK(cudaFree(a.ws));
+              }
+          CK(cudaFree(dacc));
+          free(want); free(mag); free(base); free(got);
+        }
+        /* j range in two calls, the second accumulating: the same as one call */
+        if (n >= 2)
+          for (int kern = 1; kern < GS_NK_COUNT; ++kern) {
+            const uint64_t half = (uint64_t)n / 2;
+            double *want = malloc(sizeof(double) * 4 * n), *mag = malloc(sizeof(double) * 2 * n);
+            double *got = malloc(sizeof(double) * 4 * n);
+            reference(b, law, 0, n, 0, n, want, mag);
+            void *dacc = to_dev(want, 4 * (uint64_t)n, prec); /* garbage to overwrite */
+            for (int part = 0; part < 2; ++part) {
+              struct gs_nbody_force_args a;
+              memset(&a, 0, sizeof a);
+              a.kernel = kern; a.precision = prec; a.law = law; a.pos = dpos;
+              a.i_first = 0; a.i_count = n;
+              a.j_first = part ? half : 0; a.j_count = part ? n - half : half;
+              a.acc = dacc; a.accumulate = part; a.potential = 1;
+              a.G = G; a.eps2 = EPS2; a.cut2 = CUT2;
+              a.ws_bytes = ws_for(&a);
+              if (a.ws_bytes) CK(cudaMalloc(&a.ws, a.ws_bytes));
+              const int e = gs_cuda_nbody_forces(&a, NULL);
+              CK(cudaDeviceSynchronize());
+              expect(e == 0, "split call returned an error");
+              if (a.ws) CK(cudaFree(a.ws));
+            }
+            from_dev(got, dacc, 4 * (uint64_t)n, prec);
+            char what[160];
+            snprintf(what, sizeof what, "two-part j range kernel %d prec %d law %d n %d", kern, prec, law, n);
+            double w = 0;
+            expect(close_enough(got, want, mag, NULL, n, prec, 1, 0, &w), what);
+            CK(cudaFree(dacc));
+            free(want); free(mag); free(got);
+          }
+        CK(cudaFree(dpos));
+        free(b);
+      }
+  for (int prec = 0; prec < 2; ++prec)
+    for (int kern = 1; kern < GS_NK_COUNT; ++kern)
+      printf("# worst error / magnitude: precision %d kernel %d: %.3g\n", prec, kern, worst[prec][kern]);
+  printf("# kernel 8 split %d times, largest workspace %zu bytes\n", splits, max_ws);
+}
+
+/* Kernel 8 must give the same bits run after run. */
+static void test_determinism(void)
+{
+  const int n = 5000;
+  for (int prec = 0; prec < 2; ++prec) {
+    double *b = malloc(sizeof(double) * 4 * n), *r1 = malloc(sizeof(double) * 4 * n), *r2 = malloc(sizeof(double) * 4 * n);
+    make_bodies(b, n, prec, GS_LAW_PLUMMER);
+    void *dpos = to_dev(b, 4 * (uint64_t)n, prec), *dacc = to_dev(b, 4 * (uint64_t)n, prec);
+    struct gs_nbody_force_args a;
+    memset(&a, 0, sizeof a);
+    a.kernel = GS_NK_JSPLIT; a.precision = prec; a.law = GS_LAW_PLUMMER; a.pos = dpos;
+    a.i_first = 0; a.i_count = 300; a.j_first = 0; a.j_count = n;
+    a.acc = dacc; a.potential = 1; a.G = G; a.eps2 = EPS2; a.cut2 = CUT2;
+    a.ws_bytes = gs_cuda_nbody_workspace(&a);
+    if (a.ws_bytes) CK(cudaMalloc(&a.ws, a.ws_bytes));
+    expect(gs_cuda_nbody_forces(&a, NULL) == 0, "determinism run 1");
+    CK(cudaDeviceSynchronize());
+    from_dev(r1, dacc, 4 * 300, prec);
+    expect(gs_cuda_nbody_forces(&a, NULL) == 0, "determinism run 2");
+    CK(cudaDeviceSynchronize());
+    from_dev(r2, dacc, 4 * 300, prec);
+    expect(memcmp(r1, r2, sizeof(double) * 4 * 300) == 0, "kernel 8 is deterministic");
+    if (a.ws) CK(cudaFree(a.ws));
+    CK(cudaFree(dpos)); CK(cudaFree(dacc));
+    free(b); free(r1); free(r2);
+  }
+}
+
+static void test_integrators(void)
+{
+  static const uint64_t counts[] = {1, 7, 1000, 100003};
+  for (int prec = 0; prec < 2; ++prec)
+    for (unsigned c = 0; c < sizeof counts / sizeof *counts; ++c) {
+      const uint64_t n = counts[c];
+      double *p = malloc(sizeof(double) * 4 * n), *v = malloc(sizeof(double) * 4 * n);
+      double *a = malloc(sizeof(double) * 4 * n), *got = malloc(sizeof(double) * 4 * n);
+      for (uint64_t k = 0; k < 4 * n; ++k) {
+        p[k] = urand(); v[k] = urand(); a[k] = urand();
+        if (!prec) { p[k] = (float)p[k]; v[k] = (float)v[k]; a[k] = (float)a[k]; }
+      }
+      void *dp = to_dev(p, 4 * n, prec), *dv = to_dev(v, 4 * n, prec), *da = to_dev(a, 4 * n, prec);
+      const double dt = 0.125; /* exact in both precisions */
+      expect(gs_cuda_nbody_kick(prec, dv, da, n, dt, NULL) == 0, "kick returns 0");
+      expect(gs_cuda_nbody_drift(prec, dp, dv, n, dt, NULL) == 0, "drift returns 0");
+      CK(cudaDeviceSynchronize());
+      int okv = 1, okp = 1;
+      from_dev(got, dv, 4 * n, prec);
+      for (uint64_t k = 0; k < n; ++k)
+        for (int q = 0; q < 4; ++q) {
+          double want = q < 3 ? v[4 * k + q] + a[4 * k + q] * dt : v[4 * k + q];
+          if (!prec) want = q < 3 ? (double)fmaf((float)a[4 * k + q], (float)dt, (float)v[4 * k + q]) : want;
+          if (got[4 * k + q] != want && fabs(got[4 * k + q] - want) > 1e-15 * fabs(want)) okv = 0;
+          v[4 * k + q] = got[4 * k + q];
+        }
+      from_dev(got, dp, 4 * n, prec);
+      for (uint64_t k = 0; k < n; ++k)
+        for (int q = 0; q < 4; ++q) {
+          double want = q < 3 ? p[4 * k + q] + v[4 * k + q] * dt : p[4 * k + q];
+          if (!prec) want = q < 3 ? (double)fmaf((float)v[4 * k + q], (float)dt, (float)p[4 * k + q]) : want;
+          if (got[4 * k + q] != want && fabs(got[4 * k + q] - want) > 1e-15 * fabs(want)) okp = 0;
+        }
+      char what[100];
+      snprintf(what, sizeof what, "kick prec %d n %llu", prec, (unsigned long long)n);
+      expect(okv, what);
+      snprintf(what, sizeof what, "drift (mass kept) prec %d n %llu", prec, (unsigned long long)n);
+      expect(okp, what);
+      CK(cudaFree(dp)); CK(cudaFree(dv)); CK(cudaFree(da));
+      free(p); free(v); free(a); free(got);
+    }
+}
+
+static void test_arguments(void)
+{
+  void *d = NULL;
+  CK(cudaMalloc(&d, 1 << 20));
+  struct gs_nbody_force_args a, b;
+  memset(&a, 0, sizeof a);
+  a.kernel = GS_NK_MULTI; a.pos = d; a.acc = (char *)d + 4096; a.i_count = 10; a.j_count = 10;
+  a.G = 1; a.eps2 = 0.01; a.cut2 = 0.01;
+  expect(gs_cuda_nbody_forces(&a, NULL) == 0, "valid call");
+  CK(cudaDeviceSynchronize());
+  const int inval = (int)cudaErrorInvalidValue;
+  b = a; b.kernel = 0; expect(gs_cuda_nbody_forces(&b, NULL) == inval, "kernel 0");
+  b = a; b.kernel = GS_NK_COUNT; expect(gs_cuda_nbody_forces(&b, NULL) == inval, "kernel COUNT");
+  b = a; b.precision = 2; expect(gs_cuda_nbody_forces(&b, NULL) == inval, "precision 2");
+  b = a; b.law = 2; expect(gs_cuda_nbody_forces(&b, NULL) == inval, "law 2");
+  b = a; b.pos = NULL; expect(gs_cuda_nbody_forces(&b, NULL) == inval, "null pos");
+  b = a; b.acc = NULL; expect(gs_cuda_nbody_forces(&b, NULL) == inval, "null acc");
+  b = a; b.eps2 = 0; expect(gs_cuda_nbody_forces(&b, NULL) == inval, "eps2 0 without i != j");
+  b = a; b.eps2 = -1; b.kernel = 1; expect(gs_cuda_nbody_forces(&b, NULL) == inval, "eps2 < 0");
+  b = a; b.law = GS_LAW_CUTOFF; b.cut2 = 0; expect(gs_cuda_nbody_forces(&b, NULL) == inval, "cut2 0 without i != j");
+  b = a; b.i_first = UINT64_MAX; expect(gs_cuda_nbody_forces(&b, NULL) == inval, "i range wraps");
+  expect(gs_cuda_nbody_forces(NULL, NULL) == inval, "null args");
+  b = a; b.i_count = 0; b.pos = NULL; b.acc = NULL; expect(gs_cuda_nbody_forces(&b, NULL) == 0, "no targets");
+  b = a; b.kernel = GS_NK_JSPLIT; b.i_count = 100; b.j_count = 100000;
+  const size_t ws = gs_cuda_nbody_workspace(&b);
+  printf("# workspace for kernel 8, 100 targets x 1e5 sources: %zu bytes\n", ws);
+  if (ws) {
+    b.ws = d; b.ws_bytes = ws - 1;
+    expect(gs_cuda_nbody_forces(&b, NULL) == inval, "workspace too small");
+    b.ws = NULL; b.ws_bytes = ws;
+    expect(gs_cuda_nbody_forces(&b, NULL) == inval, "workspace null");
+  }
+  expect(gs_cuda_nbody_kick(3, d, d, 10, 0.1, NULL) == inval, "kick precision");
+  expect(gs_cuda_nbody_kick(0, NULL, d, 10, 0.1, NULL) == inval, "kick null");
+  expect(gs_cuda_nbody_drift(1, d, NULL, 10, 0.1, NULL) == inval, "drift null");
+  expect(gs_cuda_nbody_drift(1, NULL, NULL, 0, 0.1, NULL) == 0, "drift nothing");
+  CK(cudaFree(d));
+}
+
+int main(void)
+{
+  int ndev = 0;
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+    printf("no CUDA device: skipped\n");
+    return 77;
+  }
+  test_arguments();
+  test_integrators();
+  test_determinism();
+  test_forces();
+  printf("checks: %d passed, %d failed\n", g_pass, g_fail);
+  return g_fail ? 1 : 0;
+}
+#endif
