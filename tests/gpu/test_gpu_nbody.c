@@ -101,6 +101,9 @@ static void reference(const double *b, int law, uint64_t i0, uint64_t ni, uint64
       pm += m * inv;
     }
     for (int c = 0; c < 4; ++c) out[4 * k + c] = G * a[c];
+    /* Kernels 5+ add the self term m_i / eps into the potential and take it out again: their
+     * rounding error scales with it too (it is the whole potential of a lone body). */
+    if (law == GS_LAW_PLUMMER && i >= j0 && i < j0 + nj) pm += b[4 * i + 3] / sqrt(EPS2);
     mag[2 * k] = G * fm;
     mag[2 * k + 1] = G * pm;
   }

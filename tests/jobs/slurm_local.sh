@@ -32,8 +32,8 @@ pids=""
 cleanup() {
   set +e
   if [ -n "$pids" ]; then
-    scancel --full --quiet --user=root >/dev/null 2>&1
-    for i in $(seq 50); do [ -z "$(squeue -h 2>/dev/null)" ] && break; sleep 0.2; done
+    timeout 10 scancel --full --quiet --user=root >/dev/null 2>&1
+    for i in $(seq 50); do [ -z "$(timeout 5 squeue -h 2>/dev/null)" ] && break; sleep 0.2; done
     for p in $pids; do kill "$p" 2>/dev/null; done
     for p in $pids; do
       for i in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
@@ -52,13 +52,6 @@ fail() { showlogs; gs_fail "$*"; }
 # ---- the cluster ----
 host=$(hostname -s)
 ncpu=$(nproc)
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-base=""
-for try in $(seq 20); do
-  b=$((20000 + RANDOM % 20000))
-  port_free $b && port_free $((b + 1)) && port_free $((b + 2)) && { base=$b; break; }
-done
-[ -n "$base" ] || gs_skip "no free TCP ports for slurmctld and slurmd"
 mkdir -p "$T/munge" "$T/state" "$T/log" "$T/dev" "$T/work" "$T/results" "$T/n1/spool" "$T/n2/spool"
 chmod 711 "$T/munge"
 dd if=/dev/urandom of="$T/munge/munge.key" bs=1024 count=1 2>/dev/null
@@ -92,15 +85,17 @@ SchedulerType=sched/backfill
 AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
 JobCompType=jobcomp/none
+MailProg=/bin/true
 DebugFlags=NO_CONF_HASH
 KillWait=5
+# sbatch --wait polls every 2 s while MinJobAge / 3 <= 2, instead of backing off to 32 s
+MinJobAge=6
+MessageTimeout=5
 NodeName=n1 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((base + 1)) CPUs=$ncpu Gres=gpu:2 State=UNKNOWN
 NodeName=n2 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((base + 2)) CPUs=$ncpu Gres=gpu:2 State=UNKNOWN
 PartitionName=debug Nodes=n1,n2 Default=YES MaxTime=INFINITE State=UP
 EOF
 }
-conf "$T/spool" >"$T/slurm.conf"
-for n in n1 n2; do conf "$T/$n/spool" >"$T/$n/slurm.conf"; done
 gres="AutoDetect=off
 NodeName=n1 Name=gpu File=$T/dev/gpu[0-1]
 NodeName=n2 Name=gpu File=$T/dev/gpu[2-3]"
@@ -113,27 +108,57 @@ munged -F --force --key-file="$T/munge/munge.key" --socket="$T/munge/munge.socke
 pids="$!"
 for i in $(seq 50); do [ -S "$T/munge/munge.socket.2" ] && break; sleep 0.1; done
 [ -S "$T/munge/munge.socket.2" ] || { showlogs; gs_skip "munged would not start here"; }
-slurmctld -D -f "$T/slurm.conf" >"$T/log/slurmctld.out" 2>&1 &
-pids="$pids $!"
-for n in n1 n2; do
-  slurmd -D -f "$T/$n/slurm.conf" -N $n >"$T/log/slurmd-$n.out" 2>&1 &
-  pids="$pids $!"
-done
-up=""
-for i in $(seq 60); do
-  up=$(sinfo -h -N -o '%N %T' 2>/dev/null | awk '$2 == "idle" {print $1}' | sort -u | tr '\n' ' ')
-  [ "$up" = "n1 n2 " ] && break
-  sleep 0.5
-done
-case "$up" in
-  *n1*) ;;
-  *) showlogs; gs_skip "SLURM could not start here (no node came up idle in 30 s; logs above)" ;;
-esac
+
+# Three TCP ports below the ephemeral range (so no outgoing connection holds one), free now.
+ports_free() {
+  if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import socket, sys
+for p in sys.argv[1:]:
+    s = socket.socket(); s.bind(("", int(p))); s.close()' "$@" 2>/dev/null
+  else
+    for p in "$@"; do (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && return 1; done
+    return 0
+  fi
+}
+# start_slurm: slurmctld and two slurmd on fresh ports; 0 once n1 (at least) is idle.
+start_slurm() {
+  local try i
+  for try in 1 2 3; do
+    base=""
+    for i in $(seq 30); do
+      b=$((12000 + RANDOM % 18000))
+      ports_free $b $((b + 1)) $((b + 2)) && { base=$b; break; }
+    done
+    [ -n "$base" ] || return 1
+    conf "$T/spool" >"$T/slurm.conf"
+    for n in n1 n2; do conf "$T/$n/spool" >"$T/$n/slurm.conf"; done
+    slurmctld -D -f "$T/slurm.conf" >>"$T/log/slurmctld.out" 2>&1 &
+    ctld=$!
+    slurmd -D -f "$T/n1/slurm.conf" -N n1 >>"$T/log/slurmd-n1.out" 2>&1 &
+    d1=$!
+    slurmd -D -f "$T/n2/slurm.conf" -N n2 >>"$T/log/slurmd-n2.out" 2>&1 &
+    d2=$!
+    pids="$pids $ctld $d1 $d2"
+    local t_end=$((SECONDS + 30))
+    while [ $SECONDS -lt $t_end ]; do
+      up=$(timeout 5 sinfo -h -N -o '%N %T' 2>/dev/null | awk '$2 == "idle" {print $1}' | sort -u | tr '\n' ' ')
+      [ "$up" = "n1 n2 " ] && return 0
+      kill -0 $ctld 2>/dev/null && kill -0 $d1 2>/dev/null || break # lost a port race: retry
+      sleep 0.5
+    done
+    case "$up" in *n1*) return 0 ;; esac
+    echo "note: SLURM did not come up on ports $base..$((base + 2)) (try $try)"
+    for p in $ctld $d1 $d2; do kill $p 2>/dev/null; done
+    wait $ctld $d1 $d2 2>/dev/null
+  done
+  return 1
+}
+start_slurm || { showlogs; gs_skip "SLURM could not start here (no node came up idle; logs above)"; }
 nodes2=yes
 [ "$up" = "n1 n2 " ] || { nodes2=no; echo "note: only $up came up: the 2-node job is left out"; }
 srun_mpi=pmix
-srun --mpi=list 2>&1 | grep -qw pmix || srun_mpi=pmi2
-sinfo
+timeout 10 srun --mpi=list 2>&1 | grep -qw pmix || srun_mpi=pmi2
+timeout 5 sinfo
 echo "srun --mpi=$srun_mpi; $(srun --version)"
 
 # ---- helpers ----
@@ -151,7 +176,7 @@ job() {
   jid=$(head -1 "$T/work/$name.id" | cut -d';' -f1)
   [ $rc = 124 ] && fail "$name: sbatch --wait still waiting after 150 s"
   [ -n "$jid" ] || fail "$name: sbatch gave no job id"
-  echo "== $name: job $jid, exit status $rc"
+  echo "== $name: job $jid, exit status $rc (at ${SECONDS}s)"
   cat "$log"
 }
 # check_reduce NAME RANKS NODES LAUNCHER: the run's own output, CSV and binding.
@@ -180,7 +205,10 @@ check_reduce r1-srun 2 1 srun
 GPUSIM_ARGS=$small_reduce GPUSIM_LAUNCHER=mpirun job r1-mpirun reduce_1node.sbatch $small
 check_reduce r1-mpirun 2 1 mpirun
 if [ $nodes2 = yes ]; then
-  GPUSIM_ARGS=$small_reduce GPUSIM_LAUNCHER=mpirun job rm-mpirun reduce_multinode.sbatch $small
+  # Shared memory between ranks is per node, and these two nodes share one host, where the
+  # ranks of n1 and n2 would collide on the same segment names: TCP only here.
+  GPUSIM_ARGS=$small_reduce GPUSIM_LAUNCHER=mpirun GPUSIM_MPIRUN_ARGS="--mca btl self,tcp" \
+    job rm-mpirun reduce_multinode.sbatch $small
   check_reduce rm-mpirun 4 2 mpirun
 fi
 GPUSIM_ARGS=$small_reduce GPUSIM_LAUNCHER=srun job rm-srun reduce_multinode.sbatch $small --nodes=1
@@ -229,7 +257,7 @@ echo "ok: scaling.sbatch ran sweep.py with srun"
 cat >"$T/fake-gpusim" <<EOF
 #!/bin/sh
 case "\$*" in *--help*) exec "$GPUSIM" "\$@" ;; esac
-r=\${SLURM_PROCID:-\${OMPI_COMM_WORLD_RANK:-x}}
+r=\${OMPI_COMM_WORLD_RANK:-\${PMIX_RANK:-\${SLURM_PROCID:-x}}}
 trap 'touch "$T/work/usr1.\$r"' USR1
 touch "$T/work/started.\$r"
 i=0
