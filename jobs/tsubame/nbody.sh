@@ -5,9 +5,10 @@
 #   GPUSIM=$PWD/gpusim qsub -g GROUP -V jobs/tsubame/nbody.sh
 #   GPUSIM=$PWD/gpusim NBODY_N=2^20 NBODY_STEPS=100 qsub -g GROUP -V jobs/tsubame/nbody.sh
 #   qsub -g GROUP -V -l node_f=4 -l h_rt=0:30:00 jobs/tsubame/nbody.sh      # 4 nodes, 16 GPUs
-# GROUP is your TSUBAME group (it pays for the job). Edit: the #$ lines below (node_f = nodes,
-# h_rt = wall time; qsub options override them) and, if the site's module names change,
-# GPUSIM_MODULES. Build gpusim on TSUBAME with the same modules loaded.
+# GROUP is your TSUBAME group (it pays for the job). Build gpusim on TSUBAME with the same
+# modules loaded (module load cuda openmpi).
+# Edit: the #$ lines below (node_f = whole nodes, h_rt = wall time; qsub options override them)
+# and, if the site's module names change, GPUSIM_MODULES.
 #
 # Environment:
 #   GPUSIM              the gpusim binary [gpusim on PATH, else ./gpusim in the submit directory]

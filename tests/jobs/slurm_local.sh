@@ -166,23 +166,40 @@ export OMP_NUM_THREADS=1 GPUSIM_BACKEND=cpu GPUSIM_RESULTS=$T/results GPUSIM_SRU
 # Open MPI as root inside the jobs (sbatch passes this environment on).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 small="--ntasks-per-node=2 --gpus-per-node=2 --cpus-per-task=1 --time=00:05:00"
-# job NAME SCRIPT SBATCH-OPTIONS...: sbatch --wait; sets jid, rc, log (the job's output).
-job() {
+small_reduce="--n 1e5 --iters 2 --warmup 1"
+# submit NAME SCRIPT [VAR=VALUE...] -- [SBATCH-OPTIONS...]: sbatch --wait in the background (the
+# jobs are tiny, and sbatch --wait polls every 2 to 10 s: together they take one wait, not many).
+submit() {
   local name=$1 script=$2
   shift 2
+  local -a envs=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
+  shift
+  (
+    cd "$T/work" || exit 1
+    env ${envs[@]+"${envs[@]}"} timeout 150 sbatch --wait --parsable --job-name="$name" \
+      -o "$T/work/$name.log" "$@" "$jobs/slurm/$script" >"$T/work/$name.id"
+    echo $? >"$T/work/$name.rc"
+  ) &
+  eval "bg_$(echo "$name" | tr -c 'a-zA-Z0-9\n' _)=$!"
+}
+# collect NAME: wait for a submitted job; sets jid, rc and log (the job's output), shows the log.
+collect() {
+  local name=$1 v
+  v=bg_$(echo "$name" | tr -c 'a-zA-Z0-9\n' _)
+  wait "${!v}"
   log=$T/work/$name.log
-  (cd "$T/work" && timeout 150 sbatch --wait --parsable --job-name="$name" -o "$log" "$@" "$jobs/slurm/$script" >"$T/work/$name.id")
-  rc=$?
-  jid=$(head -1 "$T/work/$name.id" | cut -d';' -f1)
-  [ $rc = 124 ] && fail "$name: sbatch --wait still waiting after 150 s"
-  [ -n "$jid" ] || fail "$name: sbatch gave no job id"
+  rc=$(cat "$T/work/$name.rc" 2>/dev/null)
+  jid=$(head -1 "$T/work/$name.id" 2>/dev/null | cut -d';' -f1)
+  [ "$rc" = 124 ] && fail "$name: sbatch --wait still waiting after 150 s"
+  [ -n "$jid" ] || fail "$name: sbatch gave no job id (exit status $rc)"
   echo "== $name: job $jid, exit status $rc (at ${SECONDS}s)"
   cat "$log"
 }
 # check_reduce NAME RANKS NODES LAUNCHER: the run's own output, CSV and binding.
 check_reduce() {
   local name=$1 np=$2 nn=$3 how=$4 d=$T/results/$1-$jid
-  [ $rc = 0 ] || fail "$name: exit status $rc"
+  [ "$rc" = 0 ] || fail "$name: exit status $rc"
   grep -q "launch ($how)" "$log" || fail "$name: not launched with $how"
   grep -q '^# verification: OK' "$d/reduce.out" || fail "$name: not verified"
   grep -q "^# job: $np rank(s) on $nn node(s), job $jid" "$d/reduce.out" ||
@@ -197,43 +214,61 @@ check_reduce() {
   [ -s "$d/reduce.json" ] && [ -s "$d/reduce.env" ] || fail "$name: reduce.json/reduce.env missing"
   echo "ok: $name: $np ranks on $nn node(s) by $how"
 }
-small_reduce="--n 1e5 --iters 2 --warmup 1"
 
-# ---- the jobs ----
-GPUSIM_ARGS=$small_reduce GPUSIM_LAUNCHER=srun job r1-srun reduce_1node.sbatch $small
-check_reduce r1-srun 2 1 srun
-GPUSIM_ARGS=$small_reduce GPUSIM_LAUNCHER=mpirun job r1-mpirun reduce_1node.sbatch $small
-check_reduce r1-mpirun 2 1 mpirun
+# ---- the jobs, all submitted at once ----
+submit r1-srun reduce_1node.sbatch GPUSIM_ARGS="$small_reduce" GPUSIM_LAUNCHER=srun -- $small
+submit r1-mpirun reduce_1node.sbatch GPUSIM_ARGS="$small_reduce" GPUSIM_LAUNCHER=mpirun -- $small
 if [ $nodes2 = yes ]; then
   # Shared memory between ranks is per node, and these two nodes share one host, where the
   # ranks of n1 and n2 would collide on the same segment names: TCP only here.
-  GPUSIM_ARGS=$small_reduce GPUSIM_LAUNCHER=mpirun GPUSIM_MPIRUN_ARGS="--mca btl self,tcp" \
-    job rm-mpirun reduce_multinode.sbatch $small
+  submit rm-mpirun reduce_multinode.sbatch GPUSIM_ARGS="$small_reduce" GPUSIM_LAUNCHER=mpirun \
+    GPUSIM_MPIRUN_ARGS="--mca btl self,tcp" -- $small
+fi
+submit rm-srun reduce_multinode.sbatch GPUSIM_ARGS="$small_reduce" GPUSIM_LAUNCHER=srun -- $small --nodes=1
+# A bad option is gpusim's exit status 2, passed on as the job's.
+submit r1-bad reduce_1node.sbatch GPUSIM_ARGS="--n 0" -- $small
+if "$GPUSIM" nbody --help >/dev/null 2>&1; then
+  have_nbody=yes
+  submit nb1 nbody_1node.sbatch NBODY_N=256 NBODY_STEPS=2 -- $small
+else
+  have_nbody=no
+  submit nb1 nbody_1node.sbatch -- $small
+fi
+submit sw sweep_array.sbatch GPUSIM_ARGS="--iters 2 --warmup 1" GPUSIM_SWEEP_VALUES="1e4 2e4 3e4" -- \
+  --array=0-2 --open-mode=append --ntasks-per-node=1 --gpus-per-node=1 --cpus-per-task=1 --time=00:05:00
+submit sc scaling.sbatch GPUSIM_JOBS="$jobs" GPUSIM_REPEATS=1 GPUSIM_ARGS="--iters 2 --warmup 1" \
+  GPUSIM_SWEEP_ARGS="--gpus 1,2 --strong-size 2e4 --weak-size 1e4" -- $small --nodes=1
+
+collect r1-srun
+check_reduce r1-srun 2 1 srun
+collect r1-mpirun
+check_reduce r1-mpirun 2 1 mpirun
+if [ $nodes2 = yes ]; then
+  collect rm-mpirun
   check_reduce rm-mpirun 4 2 mpirun
 fi
-GPUSIM_ARGS=$small_reduce GPUSIM_LAUNCHER=srun job rm-srun reduce_multinode.sbatch $small --nodes=1
+# srun --mpi=pmix over the two slurmd of this one host cannot work (their PMIx servers find each
+# other by socket path), so the multi-node script runs on one node with srun.
+collect rm-srun
 check_reduce rm-srun 2 1 srun
 
-# A bad option is gpusim's exit status 2, passed on as the job's.
-GPUSIM_ARGS="--n 0" job r1-bad reduce_1node.sbatch $small
-[ $rc = 2 ] || fail "bad input: job exit status $rc, want 2"
+collect r1-bad
+[ "$rc" = 2 ] || fail "bad input: job exit status $rc, want 2"
 echo "ok: bad input gives exit status 2"
 
-if "$GPUSIM" nbody --help >/dev/null 2>&1; then
-  NBODY_N=256 NBODY_STEPS=2 job nb1 nbody_1node.sbatch $small
-  [ $rc = 0 ] || fail "nbody: exit status $rc"
+collect nb1
+if [ $have_nbody = yes ]; then
+  [ "$rc" = 0 ] || fail "nbody: exit status $rc"
   grep -q '^# verification: OK' "$T/results/nb1-$jid/nbody.out" || fail "nbody: not verified"
   echo "ok: nbody_1node"
 else
-  job nb1 nbody_1node.sbatch $small
-  [ $rc = 77 ] || fail "nbody without gpusim nbody: exit status $rc, want 77"
+  [ "$rc" = 77 ] || fail "nbody without gpusim nbody: exit status $rc, want 77"
   grep -q 'gpusim nbody is not in this build' "$log" || fail "nbody: no clear message"
   echo "ok: nbody_1node says gpusim has no nbody yet (77)"
 fi
 
-GPUSIM_ARGS="--iters 2 --warmup 1" GPUSIM_SWEEP_VALUES="1e4 2e4 3e4" \
-  job sw sweep_array.sbatch --array=0-2 --ntasks-per-node=1 --gpus-per-node=1 --cpus-per-task=1 --time=00:05:00
-[ $rc = 0 ] || fail "array: exit status $rc"
+collect sw
+[ "$rc" = 0 ] || fail "array: exit status $rc"
 d=$T/results/sw-$jid
 sizes=$(awk -F, 'NR > 1 && $6 == -1 {print $12}' "$d/results.csv" | sort -n | tr '\n' ' ')
 [ "$sizes" = "10000 20000 30000 " ] || fail "array: problem sizes '$sizes' in the shared CSV"
@@ -241,9 +276,8 @@ sizes=$(awk -F, 'NR > 1 && $6 == -1 {print $12}' "$d/results.csv" | sort -n | tr
 ls "$d"/task0.out "$d"/task1.out "$d"/task2.out >/dev/null || fail "array: task outputs"
 echo "ok: array of 3 tasks, one CSV"
 
-GPUSIM_JOBS=$jobs GPUSIM_REPEATS=1 GPUSIM_SWEEP_ARGS="--gpus 1,2 --strong-size 2e4 --weak-size 1e4" \
-  GPUSIM_ARGS="--iters 2 --warmup 1" job sc scaling.sbatch $small --nodes=1
-[ $rc = 0 ] || fail "scaling: exit status $rc"
+collect sc
+[ "$rc" = 0 ] || fail "scaling: exit status $rc"
 for k in strong weak; do
   n=$(awk -F, -v j="$jid" 'NR > 1 && $6 == -1 && $3 == j' "$T/results/sc-$jid/reduce-$k.csv" | wc -l)
   [ "$n" = 2 ] || fail "scaling: $n job rows in reduce-$k.csv, want 2 (1 and 2 ranks)"
@@ -251,52 +285,70 @@ done
 grep -q '^\[4/4\] weak P=2 repeat 1: ok' "$log" || fail "scaling: sweep.py progress lines"
 echo "ok: scaling.sbatch ran sweep.py with srun"
 
-# ---- USR1: what --signal=B:USR1@120 delivers, sent now with scancel --batch ----
-# A stand-in gpusim waits (up to 30 s) for the test to say go, noting a USR1 if one comes, then
-# runs the real gpusim.
+# ---- USR1: what --signal=B:USR1@120 delivers, sent here with scancel --batch ----
+# A stand-in gpusim notes that its rank started, waits (up to 60 s) for the test to say go,
+# noting any USR1 that comes, then runs the real gpusim.
 cat >"$T/fake-gpusim" <<EOF
 #!/bin/sh
 case "\$*" in *--help*) exec "$GPUSIM" "\$@" ;; esac
+d=\$GS_FAKE_DIR
 r=\${OMPI_COMM_WORLD_RANK:-\${PMIX_RANK:-\${SLURM_PROCID:-x}}}
-trap 'touch "$T/work/usr1.\$r"' USR1
-touch "$T/work/started.\$r"
+trap 'touch "\$d/usr1.\$r"' USR1
+touch "\$d/started.\$r"
 i=0
-while [ ! -e "$T/work/go" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
+while [ ! -e "\$d/go" ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
 exec "$GPUSIM" "\$@"
 EOF
 chmod +x "$T/fake-gpusim"
-usr1() { # usr1 NAME LAUNCHER FORWARD: want the ranks to get USR1 (yes) or not (auto)
-  local name=$1
-  rm -f "$T/work/go" "$T/work/usr1".* "$T/work/started".*
-  (
-    GPUSIM=$T/fake-gpusim GPUSIM_ARGS=$small_reduce GPUSIM_LAUNCHER=$2 GPUSIM_FORWARD_USR1=$3 \
-      job "$name" reduce_1node.sbatch $small
-    exit $rc
-  ) &
-  local bg=$! i
-  for i in $(seq 300); do
-    [ -e "$T/work/started.0" ] && [ -e "$T/work/started.1" ] && break
+usr1_submit() { # usr1_submit NAME LAUNCHER FORWARD
+  mkdir -p "$T/work/$1.d"
+  submit "$1" reduce_1node.sbatch GPUSIM="$T/fake-gpusim" GS_FAKE_DIR="$T/work/$1.d" \
+    GPUSIM_ARGS="$small_reduce" GPUSIM_LAUNCHER="$2" GPUSIM_FORWARD_USR1="$3" -- $small
+}
+usr1_signal() { # usr1_signal NAME FORWARD: once both ranks run, USR1 to the batch shell; then go
+  local d=$T/work/$1.d i
+  for i in $(seq 600); do
+    [ -e "$d/started.0" ] && [ -e "$d/started.1" ] && break
     sleep 0.1
   done
-  [ -e "$T/work/started.1" ] || { touch "$T/work/go"; wait $bg; fail "$name: the ranks did not start"; }
-  scancel --batch --signal=USR1 "$(head -1 "$T/work/$name.id" | cut -d';' -f1)" || fail "$name: scancel"
-  sleep 1
-  touch "$T/work/go"
-  wait $bg
-  rc=$?
-  log=$T/work/$name.log
-  [ $rc = 0 ] || fail "$name: exit status $rc after USR1"
+  if [ -e "$d/started.0" ] && [ -e "$d/started.1" ]; then
+    scancel --batch --signal=USR1 "$(head -1 "$T/work/$1.id" | cut -d';' -f1)" || echo "$1: scancel failed"
+    # Go only once the signal has done what it will do, before the real gpusim replaces the
+    # stand-in (to which an unhandled USR1 would be fatal).
+    for i in $(seq 200); do
+      if [ "$2" = yes ]; then
+        [ -e "$d/usr1.0" ] && [ -e "$d/usr1.1" ] && break
+      else
+        grep -q 'USR1: time limit near' "$T/work/$1.log" 2>/dev/null && break
+      fi
+      sleep 0.1
+    done
+    [ "$2" = yes ] || sleep 0.5 # a USR1 wrongly forwarded would have arrived by now
+  fi
+  touch "$d/go"
+}
+usr1_check() { # usr1_check NAME LAUNCHER FORWARD
+  local name=$1 d=$T/work/$1.d
+  collect "$name"
+  [ -e "$d/started.1" ] || fail "$name: the ranks did not start"
+  [ "$rc" = 0 ] || fail "$name: exit status $rc after USR1"
   if [ "$3" = yes ]; then
     grep -q 'USR1: forwarded to the job step' "$log" || fail "$name: no 'forwarded' line"
-    [ -e "$T/work/usr1.0" ] && [ -e "$T/work/usr1.1" ] || fail "$name: USR1 did not reach both ranks"
+    [ -e "$d/usr1.0" ] && [ -e "$d/usr1.1" ] || fail "$name: USR1 did not reach both ranks"
     echo "ok: $name: USR1 forwarded through $2 to both ranks"
   else
     grep -q 'USR1: time limit near; not forwarded' "$log" || fail "$name: no 'not forwarded' line"
-    ls "$T/work"/usr1.* >/dev/null 2>&1 && fail "$name: USR1 reached a rank"
-    echo "ok: $name: USR1 logged, not forwarded, the job went on to exit 0"
+    ls "$d"/usr1.* >/dev/null 2>&1 && fail "$name: USR1 reached a rank"
+    echo "ok: $name: USR1 logged, not forwarded, and the job went on to exit 0"
   fi
 }
-usr1 usr1-auto srun auto
-usr1 usr1-srun srun yes
-usr1 usr1-mpirun mpirun yes
+usr1_submit usr1-auto srun auto
+usr1_submit usr1-srun srun yes
+usr1_submit usr1-mpirun mpirun yes
+usr1_signal usr1-auto auto
+usr1_signal usr1-srun yes
+usr1_signal usr1-mpirun yes
+usr1_check usr1-auto srun auto
+usr1_check usr1-srun srun yes
+usr1_check usr1-mpirun mpirun yes
 echo "PASS"
