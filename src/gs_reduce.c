@@ -290,6 +290,7 @@ int gs_reduce_main(struct gs_run *run) {
   gs_reduce_sizes(&job);
   gs_report_init(&job.rep, run);
   struct gs_rank_info *all = run->rank == 0 ? calloc((size_t)run->size, sizeof *all) : NULL;
+  if (run->rank == 0 && !all) GS_DIE(&run->be.where, "calloc", "out of memory");
   gs_mpi_gather_ranks(run, all);
   job.q = be->queue_create(be);
   job.ev[0] = be->event_create(be);
