@@ -2,7 +2,7 @@
 """Figures from gpusim result CSVs (python3 + matplotlib, headless).
 
   plot.py results/scaling-XXXX                 # every *.csv in the directory
-  plot.py reduce-strong.csv reduce-weak.csv --out figs --kernel onepass,cub
+  plot.py reduce-strong.csv reduce-weak.csv --out figs --kernel 7,onepass,cub
 
 Reads gpusim's own CSV (docs/results-schema.md): the job rows (rank = -1), the median of the
 repeats at each GPU count. The sweep kind comes from the file name (sweep.py writes
@@ -11,11 +11,13 @@ repeats at each GPU count. The sweep kind comes from the file name (sweep.py wri
   <name>.png for a strong CSV  speedup and parallel efficiency against GPUs, with the ideal lines;
                                speedup S(P) = P0 * T(P0) / T(P) over the smallest count P0 run
   <name>.png for a weak CSV    parallel efficiency T(P0) / T(P) against GPUs (ideal 1), and the time
-  <workload>-ladder.png        reduce only: GB/s per GPU of each kernel as bars, against the
+  reduce-ladder.png            reduce only: GB/s per GPU of each kernel as bars, against the
                                theoretical peak (value / efficiency, where the backend has one) and
                                the measured device-copy ceiling (params copy_ceiling_GBps)
 
 Times are time_median_s (the slowest rank's median); error bars span the repeats' min and max.
+--kernel picks the kernels of the scaling figures; the ladder always shows every kernel, from
+the runs on --ladder-gpus GPUs (1, else the fewest) at the largest problem size among them.
 Runs on CPU-backend results as well (no theoretical peak there: the ladder shows the copy
 ceiling only). Exit status: 0 figures written, 1 nothing to plot, 2 bad input or no matplotlib.
 """
@@ -47,10 +49,12 @@ def params(s):
 
 def read_rows(path):
     with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
-    need = {"workload", "kernel", "rank", "ranks", "problem_size", "time_median_s", "value"}
-    if rows and not need <= set(rows[0]):
-        raise ValueError("%s: not a gpusim results CSV (no %s)" % (path, ", ".join(sorted(need - set(rows[0])))))
+        reader = csv.DictReader(f)
+        have = set(reader.fieldnames or [])
+        need = {"workload", "kernel", "rank", "ranks", "problem_size", "time_median_s", "value"}
+        if not need <= have:
+            raise ValueError("%s: not a gpusim results CSV (no %s)" % (path, ", ".join(sorted(need - have))))
+        rows = list(reader)
     out = []
     for r in rows:
         if r.get("rank") != "-1":
@@ -73,6 +77,8 @@ def series_label(r):
     label = r["kernel"] if r["kernel"] != "-" else r["workload"]
     if p.get("source") == "host":
         label += " [" + p.get("path", "host") + "]"
+    if p.get("phase"):  # nbody: a force evaluation, or a whole time step
+        label += " [" + p["phase"] + "]"
     return label
 
 
@@ -155,8 +161,10 @@ def plot_scaling(plt, rows, kind, kernels, path):
         ax2.axhline(1.0, color="k", ls="--", lw=1, label="ideal")
         styled(ax2, gpus, "parallel efficiency  T(P0) / T(P)", "weak scaling: parallel efficiency")
         styled(ax1, gpus, "time per run, median (ms)", "weak scaling: time")
-        per = sorted({int(r["problem_size"]) // r["_ranks"] for r in rows})
-        size = "problem size per GPU %s" % ", ".join(str(x) for x in per[:4]) + (" ..." if len(per) > 4 else "")
+        ax1.set_ylim(0, ax1.get_ylim()[1] * 1.08)
+        by_p = sorted({(r["_ranks"], int(r["problem_size"])) for r in rows})
+        size = "problem size in all: " + ", ".join("%d at P=%d" % (n, p) for p, n in by_p[:6]) + (
+            " ..." if len(by_p) > 6 else "")
     ax2.set_ylim(bottom=0)
     top = ax2.get_ylim()[1]
     ax2.set_ylim(0, max(1.15, top))
@@ -170,11 +178,9 @@ def plot_scaling(plt, rows, kind, kernels, path):
     return True
 
 
-def plot_ladder(plt, rows, kernels, gpus_wanted, path):
+def plot_ladder(plt, rows, gpus_wanted, path):
     rows = [r for r in rows if r["workload"] == "reduce" and r["_p"].get("source", "device") == "device"
             and r["metric"] == "bandwidth" and r["_value"] is not None and r["kernel"] != "-"]
-    if kernels:
-        rows = [r for r in rows if r["kernel"] in kernels]
     if not rows:
         return False
     counts = sorted({r["_ranks"] for r in rows})
@@ -227,7 +233,8 @@ def main(argv):
     ap.add_argument("--out", help="directory for the PNGs [that of the first CSV]")
     ap.add_argument("--kind", choices=["auto", "strong", "weak", "none"], default="auto",
                     help="sweep kind of every input: auto takes it from the file name [auto]")
-    ap.add_argument("--kernel", help="only these kernels, e.g. onepass,cub [all]")
+    ap.add_argument("--kernel", help="only these kernels in the scaling figures, e.g. 7,onepass,cub "
+                                     "(the ladder always shows every kernel) [all]")
     ap.add_argument("--ladder-gpus", type=int, default=1,
                     help="GPU count whose runs make the ladder chart [1, else the smallest]")
     a = ap.parse_args(argv)
@@ -277,12 +284,12 @@ def main(argv):
             if plot_scaling(plt, wrows, kind, kernels, png):
                 written.append(png)
     png = os.path.join(out, "reduce-ladder.png")
-    if plot_ladder(plt, all_rows, kernels, a.ladder_gpus, png):
+    if plot_ladder(plt, all_rows, a.ladder_gpus, png):
         written.append(png)
     for w in written:
         print(w)
     if not written:
-        print("plot: nothing to plot in %s (no job rows of a known sweep kind%s)"
+        print("plot: nothing to plot in %s (no job rows of a strong or weak sweep%s, no reduce rows)"
               % (" ".join(files), " for kernels " + a.kernel if kernels else ""), file=sys.stderr)
         return 1
     return 0

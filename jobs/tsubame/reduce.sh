@@ -83,9 +83,9 @@ trap gs_usr1 USR1
 # gs_run TAG SUBCOMMAND ARGS...: gpusim SUBCOMMAND on GPUSIM_NPERNODE ranks per node; output to
 # the job's log and GS_OUTDIR/TAG.out, rows appended to GS_OUTDIR/results.csv and written to
 # GS_OUTDIR/TAG.json. Returns gpusim's exit status.
-# TSUBAME 4.0's Open MPI is 5.x: there -npernode still works but is deprecated (its spelling is
-# --map-by ppr:4:node), -x still passes environment variables, and Open MPI 4 options such as
-# --oversubscribe print deprecation warnings.
+# TSUBAME 4.0's Open MPI is 5.x: there -npernode is still accepted but deprecated (its new
+# spelling is --map-by ppr:4:node), -x still passes environment variables, and the launcher's
+# MCA variables are PRTE_MCA_* (Open MPI 4's OMPI_MCA_rmaps_* and OMPI_MCA_orte_* are ignored).
 gs_run() {
   local tag=$1 sub=$2 rc v
   shift 2

@@ -7,7 +7,8 @@
 #   reduce_multinode.sbatch  mpirun over 2 nodes: 4 ranks, node-local ranks 0/2 1/2 on each node;
 #                            srun over 1 node (srun --mpi=pmix over two slurmd of the *same* host
 #                            cannot work: their PMIx servers find each other by socket path)
-#   nbody_1node.sbatch       exit 77 and a clear message while gpusim has no nbody, else a run
+#   nbody_*.sbatch           a run on 1 node (srun) and on 2 (mpirun); where gpusim has no
+#                            nbody: exit 77 and a clear message
 #   sweep_array.sbatch       a 3-task array sharing one CSV
 #   scaling.sbatch           sweep.py inside the allocation with srun
 #   USR1 (as --signal=B:USR1 delivers it, here by scancel --batch): logged and not forwarded by
@@ -230,6 +231,8 @@ submit r1-bad reduce_1node.sbatch GPUSIM_ARGS="--n 0" -- $small
 if "$GPUSIM" nbody --help >/dev/null 2>&1; then
   have_nbody=yes
   submit nb1 nbody_1node.sbatch NBODY_N=256 NBODY_STEPS=2 -- $small
+  [ $nodes2 = yes ] && submit nbm-mpirun nbody_multinode.sbatch NBODY_N=256 NBODY_STEPS=2 \
+    GPUSIM_LAUNCHER=mpirun GPUSIM_MPIRUN_ARGS="--mca btl self,tcp" -- $small
 else
   have_nbody=no
   submit nb1 nbody_1node.sbatch -- $small
@@ -260,7 +263,17 @@ collect nb1
 if [ $have_nbody = yes ]; then
   [ "$rc" = 0 ] || fail "nbody: exit status $rc"
   grep -q '^# verification: OK' "$T/results/nb1-$jid/nbody.out" || fail "nbody: not verified"
-  echo "ok: nbody_1node"
+  grep -q "launch (srun): .* nbody .* --n 256 --steps 2" "$log" || fail "nbody: NBODY_N/NBODY_STEPS not passed on"
+  grep -q "^# job: 2 rank(s) on 1 node(s), job $jid" "$T/results/nb1-$jid/nbody.out" || fail "nbody: want 2 ranks"
+  echo "ok: nbody_1node: 2 ranks by srun"
+  if [ $nodes2 = yes ]; then
+    collect nbm-mpirun
+    [ "$rc" = 0 ] || fail "nbody multinode: exit status $rc"
+    grep -q '^# verification: OK' "$T/results/nbm-mpirun-$jid/nbody.out" || fail "nbody multinode: not verified"
+    grep -q "^# job: 4 rank(s) on 2 node(s), job $jid" "$T/results/nbm-mpirun-$jid/nbody.out" ||
+      fail "nbody multinode: want 4 ranks on 2 nodes"
+    echo "ok: nbody_multinode: 4 ranks on 2 nodes by mpirun"
+  fi
 else
   [ "$rc" = 77 ] || fail "nbody without gpusim nbody: exit status $rc, want 77"
   grep -q 'gpusim nbody is not in this build' "$log" || fail "nbody: no clear message"
