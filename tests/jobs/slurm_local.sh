@@ -2,7 +2,9 @@
 # The SLURM job scripts under a real SLURM on this machine: munge, slurmctld and two slurmd
 # (nodes n1 and n2 on this one host, each with this host's CPUs and two stand-in GPUs), with
 # everything (config, spool, state, logs, sockets) in a temporary directory and the daemons
-# stopped on exit. The jobs run the CPU backend on small sizes and must give N ranks:
+# stopped on exit (slurm.conf: ProctrackType=proctrack/linuxproc, TaskPlugin=task/none,
+# SelectType=select/cons_tres, auth and credentials by munge). The jobs, submitted with
+# sbatch --wait, run the CPU backend on small sizes and must give N ranks:
 #   reduce_1node.sbatch      srun --mpi=pmix, and mpirun inside the allocation: 2 ranks, 1 node
 #   reduce_multinode.sbatch  mpirun over 2 nodes: 4 ranks, node-local ranks 0/2 1/2 on each node;
 #                            srun over 1 node (srun --mpi=pmix over two slurmd of the *same* host
@@ -12,7 +14,8 @@
 #   sweep_array.sbatch       a 3-task array sharing one CSV
 #   scaling.sbatch           sweep.py inside the allocation with srun
 #   USR1 (as --signal=B:USR1 delivers it, here by scancel --batch): logged and not forwarded by
-#   default (today's gpusim would die of it), forwarded to every rank with GPUSIM_FORWARD_USR1=yes
+#   default (gpusim has no USR1 handler yet and would die of it), forwarded to every rank with
+#   GPUSIM_FORWARD_USR1=yes (through srun and through mpirun)
 # Needs root (slurmd starts job steps as their owner) and Debian's slurmctld, slurmd,
 # slurm-client and munge; skips (77) where they are missing or SLURM cannot start here.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -20,9 +23,10 @@
 top=$(cd "$(dirname "$GS_TEST_LIB")/.." && pwd)
 jobs=$top/jobs
 
+PATH=$PATH:/usr/sbin:/sbin # the daemons' home, not on every user's PATH
 for c in slurmctld slurmd sbatch srun sinfo squeue scancel munged; do
   command -v $c >/dev/null 2>&1 ||
-    gs_skip "$c not installed (Debian: apt-get install slurmctld slurmd slurm-client munge)"
+    gs_skip "$c not found (Debian: apt-get install slurmctld slurmd slurm-client munge)"
 done
 [ "$(id -u)" = 0 ] || gs_skip "needs root: slurmd starts job steps as the user who submitted them"
 [ -n "${MPIEXEC:-}" ] || gs_skip "no MPI launcher (mpiexec) found by configure"

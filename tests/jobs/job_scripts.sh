@@ -1,0 +1,255 @@
+#!/bin/bash
+# The batch scripts under jobs/ without a batch system: every script parses (bash -n), its
+# directives are well formed and consistent (one rank per GPU), its header says how to submit it
+# and what to edit, the shared job block is the same in every script of a directory, and no
+# user path is hard-coded. Then the PBS and TSUBAME scripts run for real on this machine, with
+# the environment their batch systems would give them (a PBS_NODEFILE; NHOSTS and a stand-in
+# `module`), on 2 ranks of the CPU backend, including USR1 handling.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$GS_TEST_LIB"
+top=$(cd "$(dirname "$GS_TEST_LIB")/.." && pwd)
+jobs=$top/jobs
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+slurm=$(ls "$jobs"/slurm/*.sbatch)
+pbs=$(ls "$jobs"/pbs/*.pbs)
+tsubame=$(ls "$jobs"/tsubame/*.sh)
+[ "$(echo $slurm | wc -w)" = 6 ] || gs_fail "want 6 SLURM scripts, found: $slurm"
+[ "$(echo $pbs | wc -w)" = 2 ] || gs_fail "want 2 PBS scripts, found: $pbs"
+[ "$(echo $tsubame | wc -w)" = 2 ] || gs_fail "want 2 TSUBAME scripts, found: $tsubame"
+
+for f in $slurm $pbs $tsubame; do
+  bash -n "$f" || gs_fail "$f: bash -n"
+done
+if command -v python3 >/dev/null 2>&1; then
+  for f in "$jobs"/scaling/*.py; do
+    python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])' "$f" || gs_fail "$f: syntax"
+  done
+fi
+echo "ok: every script parses"
+
+# directives FILE PREFIX: the directive lines, after checking that none comes after the first
+# command (the batch systems stop reading them there).
+directives() {
+  awk -v p="$2" -v f="$1" '
+    /^[ \t]*$/ || /^#/ {
+      if (index($0, p " ") == 1) { if (cmd) { print f ": directive after the first command: " $0 > "/dev/stderr"; exit 1 } print }
+      next }
+    { cmd = 1 }' "$1"
+}
+# value FILE PREFIX NAME: the value of one option among the directives
+sb() { directives "$1" "#SBATCH" | sed -n "s/^#SBATCH --$2=//p" | head -1; }
+
+for f in $slurm; do
+  b=$(basename "$f")
+  d=$(directives "$f" "#SBATCH") || gs_fail "$b: directive order"
+  echo "$d" | while read -r tag opt; do
+    echo "$opt" | grep -Eq '^--[a-z][a-z-]*=[^ ]+$' || { echo "$b: malformed: $tag $opt"; exit 1; }
+    name=${opt%%=*}
+    val=${opt#*=}
+    case $name in
+      --job-name) echo "$val" | grep -Eq '^[A-Za-z][A-Za-z0-9_.-]*$' ;;
+      --nodes | --ntasks-per-node | --gpus-per-node | --cpus-per-task) echo "$val" | grep -Eq '^[1-9][0-9]*$' ;;
+      --time) echo "$val" | grep -Eq '^([0-9]+-)?[0-9]{1,2}:[0-5][0-9]:[0-5][0-9]$' ;;
+      --signal) echo "$val" | grep -Eq '^(B:)?(USR1|USR2|TERM)@[0-9]+$' ;;
+      --output) echo "$val" | grep -Eq '^[A-Za-z0-9_.%-]+$' ;;
+      --array) echo "$val" | grep -Eq '^[0-9]+-[0-9]+(%[0-9]+)?$' ;;
+      *) false ;;
+    esac || { echo "$b: bad or unknown directive: $opt"; exit 1; }
+  done || gs_fail "$b: directives"
+  for need in job-name nodes ntasks-per-node gpus-per-node cpus-per-task time output; do
+    [ -n "$(sb "$f" $need)" ] || gs_fail "$b: no --$need"
+  done
+  [ "$(sb "$f" ntasks-per-node)" = "$(sb "$f" gpus-per-node)" ] || gs_fail "$b: ntasks-per-node != gpus-per-node"
+  case $b in
+    *_1node.sbatch | sweep_array.sbatch) [ "$(sb "$f" nodes)" = 1 ] || gs_fail "$b: want --nodes=1" ;;
+    *) [ "$(sb "$f" nodes)" -ge 2 ] || gs_fail "$b: want --nodes >= 2" ;;
+  esac
+  case $b in
+    scaling.sbatch) ;;
+    *) [ "$(sb "$f" signal)" = "B:USR1@120" ] || gs_fail "$b: want --signal=B:USR1@120" ;;
+  esac
+  grep -q "^#   .*sbatch .*jobs/slurm/$b" "$f" || gs_fail "$b: header has no sbatch command for it"
+done
+echo "ok: SLURM directives"
+
+for f in $pbs; do
+  b=$(basename "$f")
+  d=$(directives "$f" "#PBS") || gs_fail "$b: directive order"
+  echo "$d" | while read -r tag opt val extra; do
+    [ -z "$extra" ] || { echo "$b: malformed: $tag $opt $val $extra"; exit 1; }
+    case "$opt $val" in
+      "-N "*) echo "$val" | grep -Eq '^[A-Za-z][A-Za-z0-9_.-]{0,14}$' ;;
+      "-l select="*) echo "$val" | grep -Eq '^select=[1-9][0-9]*(:(ncpus|ngpus|mpiprocs|ompthreads)=[1-9][0-9]*)+$' ;;
+      "-l place="*) echo "$val" | grep -Eq '^place=(free|pack|scatter|vscatter)(:(excl|shared|exclhost))?$' ;;
+      "-l walltime="*) echo "$val" | grep -Eq '^walltime=[0-9]+:[0-5][0-9]:[0-5][0-9]$' ;;
+      "-j oe" | "-j eo" | "-j n") true ;;
+      *) false ;;
+    esac || { echo "$b: bad or unknown directive: $opt $val"; exit 1; }
+  done || gs_fail "$b: directives"
+  sel=$(echo "$d" | sed -n 's/^#PBS -l select=//p')
+  get() { echo "$sel" | tr ':' '\n' | sed -n "s/^$1=//p"; }
+  [ -n "$(get ncpus)" ] && [ -n "$(get ngpus)" ] && [ -n "$(get mpiprocs)" ] || gs_fail "$b: select needs ncpus, ngpus, mpiprocs"
+  [ "$(get mpiprocs)" = "$(get ngpus)" ] || gs_fail "$b: mpiprocs != ngpus (one rank per GPU)"
+  omp=$(get ompthreads)
+  [ $(($(get mpiprocs) * ${omp:-1})) -le "$(get ncpus)" ] || gs_fail "$b: mpiprocs x ompthreads > ncpus"
+  echo "$d" | grep -q '^#PBS -l walltime=' || gs_fail "$b: no walltime"
+  grep -q 'mpiexec' "$f" && grep -q 'PBS_NODEFILE' "$f" || gs_fail "$b: not launched by mpiexec on \$PBS_NODEFILE"
+  grep -q "^#   .*qsub .*jobs/pbs/$b" "$f" || gs_fail "$b: header has no qsub command for it"
+done
+echo "ok: PBS directives"
+
+for f in $tsubame; do
+  b=$(basename "$f")
+  d=$(directives "$f" '#$') || gs_fail "$b: directive order"
+  echo "$d" | while read -r tag opt val extra; do
+    [ -z "$extra" ] || { echo "$b: malformed: $tag $opt $val $extra"; exit 1; }
+    case "$opt $val" in
+      "-cwd ") true ;;
+      "-N "*) echo "$val" | grep -Eq '^[A-Za-z][A-Za-z0-9_.-]*$' ;;
+      "-l node_f="*) echo "$val" | grep -Eq '^node_f=[1-9][0-9]*$' ;;
+      "-l h_rt="*) echo "$val" | grep -Eq '^h_rt=[0-9]+:[0-5][0-9]:[0-5][0-9]$' ;;
+      "-j y" | "-j n") true ;;
+      *) false ;;
+    esac || { echo "$b: bad or unknown directive: $opt $val"; exit 1; }
+  done || gs_fail "$b: directives"
+  for need in '-cwd' '-l node_f=' '-l h_rt='; do
+    echo "$d" | grep -q -- "^#\\\$ $need" || gs_fail "$b: no '#\$ $need'"
+  done
+  grep -q 'GPUSIM_MODULES=cuda openmpi' "$f" && grep -q 'module load' "$f" || gs_fail "$b: no module load cuda openmpi"
+  grep -q -- '-npernode' "$f" && grep -q 'GPUSIM_NPERNODE:=4' "$f" || gs_fail "$b: not mpirun -npernode 4"
+  grep -q 'Open MPI is 5' "$f" || gs_fail "$b: no note on the site's Open MPI 5"
+  grep -q "^#   .*qsub -g GROUP .*jobs/tsubame/$b" "$f" || gs_fail "$b: header has no qsub -g GROUP command for it"
+done
+echo "ok: TSUBAME (Grid Engine) directives"
+
+# Headers, the shared block, the parameters, and no user's paths.
+for f in $slurm $pbs $tsubame; do
+  b=${f#"$top"/}
+  head -40 "$f" | grep -q '^# Submit' || gs_fail "$b: header does not say how to submit"
+  head -40 "$f" | grep -q '^# Edit' || gs_fail "$b: header does not say what to edit"
+  for v in GPUSIM GPUSIM_ARGS GPUSIM_BACKEND GPUSIM_RESULTS; do
+    grep -q "\${$v[:=]" "$f" || gs_fail "$b: no default for \$$v"
+  done
+  grep -nE '/home/|/Users/|/work/|/scratch/|/gs/|~/' "$f" && gs_fail "$b: a hard-coded user path"
+done
+block() { sed -n '/^# ---- gpusim job block/,/^# ---- end of the gpusim job block/p' "$1"; }
+for set in "$slurm" "$pbs" "$tsubame"; do
+  first=$(echo $set | cut -d' ' -f1)
+  [ -n "$(block "$first")" ] || gs_fail "$first: no job block"
+  for f in $set; do
+    block "$f" | cmp -s - <(block "$first") || gs_fail "$f: its job block differs from $(basename "$first")'s"
+  done
+done
+echo "ok: headers, shared blocks, parameters, no user paths"
+
+# ---- PBS and TSUBAME scripts, run here as their batch systems would run them ----
+[ -n "${MPIEXEC:-}" ] || { echo "no MPI launcher: the scripts are not run"; echo "PASS"; exit 0; }
+"$MPIEXEC" --version 2>&1 | grep -q 'Open MPI\|OpenRTE' ||
+  { echo "not Open MPI: the scripts are not run"; echo "PASS"; exit 0; }
+export OMP_NUM_THREADS=1 GPUSIM_BACKEND=cpu GPUSIM_ARGS="--n 1e5 --iters 2 --warmup 1"
+hostname >"$tmp/nodefile"
+hostname >>"$tmp/nodefile"
+mkdir -p "$tmp/pbs" "$tmp/tsubame" "$tmp/bin"
+# pbsvars JOB / sgevars JOB: into V, the environment PBS Pro / Grid Engine would give the job.
+pbsvars() { V=(PBS_NODEFILE="$tmp/nodefile" PBS_JOBID="$1.pbs.example" PBS_JOBNAME=gpusim-test
+  PBS_O_WORKDIR="$tmp/pbs" GPUSIM_MPIEXEC="$MPIEXEC" GPUSIM_MPIEXEC_ARGS="$GS_MPIFLAGS"); }
+# A stand-in for the site's `module` (an environment-modules shell function there).
+printf '#!/bin/sh\necho "module $*" >>"%s"\n' "$tmp/module.log" >"$tmp/bin/module"
+chmod +x "$tmp/bin/module"
+sgevars() { V=(JOB_ID="$1" JOB_NAME=gpusim-test NHOSTS=1 SGE_O_WORKDIR="$tmp/tsubame" PATH="$tmp/bin:$PATH"
+  GPUSIM_NPERNODE=2 GPUSIM_MPIRUN="$MPIEXEC" GPUSIM_MPIRUN_ARGS="$GS_MPIFLAGS"); }
+check_run() { # check_run NAME RC OUTDIR JOBID
+  [ "$2" = 0 ] || gs_fail "$1: exit status $2"
+  grep -q '^# verification: OK' "$3/reduce.out" || gs_fail "$1: not verified"
+  grep -q "^# job: 2 rank(s) on 1 node(s), job $4" "$3/reduce.out" || gs_fail "$1: want 2 ranks, job $4"
+  awk -F, -v j="$4" 'NR > 1 && $6 == -1 && $8 == 2 && $3 == j {n++} END {exit !n}' "$3/results.csv" ||
+    gs_fail "$1: no CSV job row for 2 ranks, job $4"
+  echo "ok: $1"
+}
+pbsvars 101
+out=$(env "${V[@]}" timeout 120 bash "$jobs/pbs/reduce.pbs" 2>&1)
+rc=$?
+echo "$out"
+check_run "pbs/reduce.pbs" $rc "$tmp/pbs/results/gpusim-test-101" 101.pbs.example
+sgevars 102
+out=$(env "${V[@]}" timeout 120 bash "$jobs/tsubame/reduce.sh" 2>&1)
+rc=$?
+echo "$out"
+check_run "tsubame/reduce.sh" $rc "$tmp/tsubame/results/gpusim-test-102" 102
+grep -q '^module load cuda openmpi$' "$tmp/module.log" || gs_fail "tsubame: no 'module load cuda openmpi'"
+echo "$out" | grep -q -- "-npernode 2 -np 2 " || gs_fail "tsubame: not mpirun -npernode 2 -np 2"
+# Without a module command: an error, unless GPUSIM_MODULES is empty.
+sgevars 103
+out=$(env "${V[@]}" PATH=/usr/bin:/bin timeout 120 bash "$jobs/tsubame/reduce.sh" 2>&1)
+[ $? = 2 ] && echo "$out" | grep -q 'no module command' || { echo "$out"; gs_fail "tsubame without module: want exit 2"; }
+out=$(env "${V[@]}" PATH=/usr/bin:/bin GPUSIM_MODULES= timeout 120 bash "$jobs/tsubame/reduce.sh" 2>&1)
+[ $? = 0 ] || { echo "$out"; gs_fail "tsubame with GPUSIM_MODULES= and no module command"; }
+out=$(env -u PBS_NODEFILE bash "$jobs/pbs/reduce.pbs" 2>&1)
+[ $? = 2 ] && echo "$out" | grep -q 'not inside a PBS job' || gs_fail "pbs outside a job: want exit 2 and a message"
+echo "ok: module handling, and PBS outside a job"
+for s in pbs/nbody.pbs tsubame/nbody.sh; do
+  case $s in pbs/*) pbsvars 104 ;; *) sgevars 104 ;; esac
+  if "$GPUSIM" nbody --help >/dev/null 2>&1; then
+    out=$(env "${V[@]}" GPUSIM_ARGS= NBODY_N=256 NBODY_STEPS=2 timeout 120 bash "$jobs/$s" 2>&1)
+    rc=$?
+    echo "$out" | tail -5
+    [ $rc = 0 ] || gs_fail "$s: exit status $rc"
+    echo "$out" | grep -q '^# verification: OK' || gs_fail "$s: not verified"
+    echo "$out" | grep -q -- '--n 256 --steps 2' || gs_fail "$s: NBODY_N/NBODY_STEPS not passed on"
+  else
+    out=$(env "${V[@]}" timeout 120 bash "$jobs/$s" 2>&1)
+    rc=$?
+    [ $rc = 77 ] && echo "$out" | grep -q 'gpusim nbody is not in this build' ||
+      { echo "$out"; gs_fail "$s without gpusim nbody: exit status $rc, want 77 and a message"; }
+  fi
+  echo "ok: $s"
+done
+
+# USR1 (qsig -s USR1 on PBS; s_rt or -notify on Grid Engine) while the ranks run: forwarded to
+# mpiexec and on to the ranks when asked, else logged only. A stand-in gpusim waits for "go".
+cat >"$tmp/fake-gpusim" <<EOF
+#!/bin/sh
+case "\$*" in *--help*) exec "$GPUSIM" "\$@" ;; esac
+d=\$GS_FAKE_DIR
+r=\${OMPI_COMM_WORLD_RANK:-x}
+trap 'touch "\$d/usr1.\$r"' USR1
+touch "\$d/started.\$r"
+i=0
+while [ ! -e "\$d/go" ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
+exec "$GPUSIM" "\$@"
+EOF
+chmod +x "$tmp/fake-gpusim"
+usr1() { # usr1 NAME FORWARD VARS SCRIPT
+  local d=$tmp/$1 i
+  mkdir -p "$d"
+  $3 20$RANDOM
+  # env execs bash: $! is the job shell itself, which the batch system would signal.
+  env "${V[@]}" GPUSIM="$tmp/fake-gpusim" GS_FAKE_DIR="$d" GPUSIM_FORWARD_USR1=$2 \
+    bash "$jobs/$4" >"$d/log" 2>&1 &
+  local pid=$!
+  for i in $(seq 300); do [ -e "$d/started.0" ] && [ -e "$d/started.1" ] && break; sleep 0.1; done
+  kill -USR1 $pid
+  for i in $(seq 100); do
+    if [ "$2" = yes ]; then [ -e "$d/usr1.0" ] && [ -e "$d/usr1.1" ] && break
+    else grep -q 'USR1: not forwarded' "$d/log" && break; fi
+    sleep 0.1
+  done
+  touch "$d/go"
+  wait $pid
+  local rc=$?
+  cat "$d/log"
+  [ $rc = 0 ] || gs_fail "$1: exit status $rc after USR1"
+  if [ "$2" = yes ]; then
+    [ -e "$d/usr1.0" ] && [ -e "$d/usr1.1" ] || gs_fail "$1: USR1 did not reach both ranks"
+    grep -q 'USR1: forwarded to' "$d/log" || gs_fail "$1: no 'forwarded' line"
+  else
+    ls "$d"/usr1.* >/dev/null 2>&1 && gs_fail "$1: USR1 reached a rank"
+    grep -q 'USR1: not forwarded' "$d/log" || gs_fail "$1: no 'not forwarded' line"
+  fi
+  echo "ok: $1: USR1 $([ "$2" = yes ] && echo forwarded to both ranks || echo logged, not forwarded)"
+}
+usr1 pbs-usr1-yes yes pbsvars pbs/reduce.pbs
+usr1 tsubame-usr1-auto auto sgevars tsubame/reduce.sh
+echo "PASS"

@@ -1,0 +1,141 @@
+#!/bin/bash
+# jobs/scaling/sweep.py and plot.py on CPU-backend results: strong and weak sweeps of reduce on
+# 1 and 2 ranks (tiny sizes, 2 repeats), one CSV per sweep written by gpusim's own --csv; then
+# the PNG figures, headless, from those CSVs and from a GPU-like CSV (efficiency against a
+# theoretical peak, the kernel ladder) made from the same header. The plot part needs
+# matplotlib (Debian: python3-matplotlib) and skips without it.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$GS_TEST_LIB"
+top=$(cd "$(dirname "$GS_TEST_LIB")/.." && pwd)
+sweep=$top/jobs/scaling/sweep.py
+plot=$top/jobs/scaling/plot.py
+command -v python3 >/dev/null 2>&1 || gs_skip "no python3"
+[ -n "${MPIEXEC:-}" ] || gs_skip "no MPI launcher (mpiexec) found by configure"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export OMP_NUM_THREADS=1
+unset SLURM_JOB_ID # locally: mpirun, whatever the environment
+S() { timeout 300 python3 "$sweep" --gpusim "$GPUSIM" --backend cpu --mpirun "$MPIEXEC" --mpirun-args "$GS_MPIFLAGS" "$@"; }
+
+# What it would run: --total for strong scaling, --n (per rank) for weak.
+out=$(S --gpus 1,2 --repeats 1 --strong-size 2e5 --weak-size 1e5 --dry-run -- --iters 2) || gs_fail "dry run"
+echo "$out"
+[ "$(echo "$out" | grep -c -- "reduce --backend cpu --total 2e5 --csv .*/reduce-strong.csv --iters 2$")" = 2 ] ||
+  gs_fail "dry run: strong sweep commands"
+[ "$(echo "$out" | grep -c -- "reduce --backend cpu --n 1e5 --csv .*/reduce-weak.csv --iters 2$")" = 2 ] ||
+  gs_fail "dry run: weak sweep commands"
+echo "$out" | grep -q -- "-np 2 .*--total 2e5" || gs_fail "dry run: no 2-rank run"
+
+# Bad input: exit status 2.
+S --gpus 0 --dry-run >/dev/null 2>&1
+[ $? = 2 ] || gs_fail "--gpus 0: want exit status 2"
+S --strong-size 1.5 --dry-run >/dev/null 2>&1
+[ $? = 2 ] || gs_fail "--strong-size 1.5: want exit status 2"
+
+# nbody: skipped with a clear message while gpusim has none.
+if "$GPUSIM" nbody --help >/dev/null 2>&1; then
+  S --workload nbody --gpus 1,2 --repeats 1 --strong-size 512 --weak-size 256 --out "$tmp/nbody" -- --steps 2 ||
+    gs_fail "nbody sweep"
+  # Weak scaling of all-pairs work: n = 256 sqrt(P).
+  [ "$(awk -F, 'NR > 1 && $6 == -1 {print $8 ":" $12}' "$tmp/nbody/nbody-weak.csv" | sort -u | tr '\n' ' ')" = "1:256 2:362 " ] ||
+    gs_fail "nbody weak sweep sizes"
+  [ -s "$tmp/nbody/nbody-strong.csv" ] && [ -s "$tmp/nbody/nbody-weak.csv" ] || gs_fail "nbody sweep CSVs"
+  echo "ok: nbody sweep"
+else
+  out=$(S --workload nbody --gpus 1,2 --out "$tmp/nbody" 2>&1)
+  rc=$?
+  echo "$out"
+  [ $rc = 77 ] && echo "$out" | grep -q 'gpusim nbody is not in this build' ||
+    gs_fail "nbody sweep without gpusim nbody: exit status $rc, want 77 and a message"
+  echo "ok: the nbody sweep skips (77) while gpusim has no nbody"
+fi
+
+# The sweep for real.
+S --gpus 1,2 --repeats 2 --strong-size 2e5 --weak-size 1e5 --out "$tmp/sw" -- --iters 2 --warmup 1 ||
+  { cat "$tmp"/sw/logs/* 2>/dev/null; gs_fail "sweep: exit status $?"; }
+ls "$tmp/sw" "$tmp/sw/logs"
+[ "$(ls "$tmp/sw/logs" | wc -l)" = 8 ] || gs_fail "want 8 run logs"
+for k in strong weak; do
+  f=$tmp/sw/reduce-$k.csv
+  cat "$f"
+  [ "$(grep -c '^schema_version,' "$f")" = 1 ] || gs_fail "$k: CSV header not once"
+  # Per repeat: a 1-rank run (1 job row) and a 2-rank run (a job row and 2 rank rows).
+  [ "$(($(wc -l <"$f") - 1))" = 8 ] || gs_fail "$k: want 8 rows"
+  got=$(awk -F, 'NR > 1 && $6 == -1 {print $8 ":" $12}' "$f" | sort | uniq -c | awk '{print $1 "x" $2}' | tr '\n' ' ')
+  if [ $k = strong ]; then want="2x1:200000 2x2:200000 "; else want="2x1:100000 2x2:200000 "; fi
+  [ "$got" = "$want" ] || gs_fail "$k: job rows (count x ranks:size) '$got', want '$want'"
+done
+echo "ok: strong and weak sweeps, 1 and 2 ranks, 2 repeats, one CSV each"
+
+# ---- the figures ----
+py=""
+for p in python3 /usr/bin/python3; do
+  command -v $p >/dev/null 2>&1 && $p -c 'import matplotlib' 2>/dev/null && { py=$p; break; }
+done
+[ -n "$py" ] || gs_skip "matplotlib not installed (python3-matplotlib); the sweep part passed"
+png_ok() { [ -s "$1" ] && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
+# Headless: a DISPLAY that leads nowhere must not matter.
+out=$(DISPLAY=:99 timeout 120 $py "$plot" "$tmp/sw" --out "$tmp/figs" 2>&1) || { echo "$out"; gs_fail "plot: exit status $?"; }
+echo "$out"
+for f in reduce-strong reduce-weak reduce-ladder; do
+  png_ok "$tmp/figs/$f.png" || gs_fail "plot: $f.png missing or not a PNG"
+done
+echo "ok: CPU-backend figures: $(cd "$tmp/figs" && ls | tr '\n' ' ')"
+if [ -d "$tmp/nbody" ]; then
+  out=$(timeout 120 $py "$plot" "$tmp/nbody" 2>&1) || { echo "$out"; gs_fail "plot nbody: exit status $?"; }
+  echo "$out"
+  for f in nbody-strong nbody-weak; do
+    png_ok "$tmp/nbody/$f.png" || gs_fail "plot nbody: $f.png missing or not a PNG"
+  done
+  echo "ok: nbody figures"
+fi
+
+# A GPU-like sweep (8 GPUs, the kernel ladder, efficiency against a theoretical peak), in the
+# same schema: the figures the GPU machine will make.
+mkdir -p "$tmp/gpu"
+$py - "$tmp/sw/reduce-strong.csv" "$tmp/gpu" <<'PY' || gs_fail "making the GPU-like CSV"
+import csv, sys
+hdr = next(csv.reader(open(sys.argv[1])))
+peak = 4800.0
+for kind in ("strong", "weak"):
+    with open("%s/reduce-%s.csv" % (sys.argv[2], kind), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=hdr)
+        w.writeheader()
+        for rep in range(2):
+            for p in (1, 2, 4, 8):
+                for k, frac in (("1", .1), ("4", .35), ("7", .8), ("vec", .85), ("onepass", .9), ("cub", .88)):
+                    n = 2**30 if kind == "strong" else 2**28 * p
+                    bw = peak * frac * p * (0.95 if p > 1 else 1) * (1 + 0.01 * rep)
+                    t = n * 4 / (bw * 1e9)
+                    row = dict.fromkeys(hdr, "")
+                    row.update(schema_version=1, run_id="r%d-%d" % (rep, p), workload="reduce", kernel=k,
+                               rank=-1, nodes=(p + 3) // 4, ranks=p, gpus_per_node=min(p, 4),
+                               gpu_model="NVIDIA H200", backend="cuda", problem_size=n, iterations=20,
+                               time_min_s=t * .99, time_median_s=t, time_max_s=t * 1.01, metric="bandwidth",
+                               value=bw, unit="GB/s", efficiency=bw / (peak * p),
+                               params="type=int;op=sum;source=device;block=256;check=OK;copy_ceiling_GBps=4100")
+                    w.writerow(row)
+                    w.writerow(dict(row, rank=0, value=bw / p, efficiency=""))
+PY
+out=$(timeout 120 $py "$plot" "$tmp/gpu/reduce-strong.csv" "$tmp/gpu/reduce-weak.csv" --out "$tmp/gpufigs" 2>&1) ||
+  { echo "$out"; gs_fail "plot (GPU-like): exit status $?"; }
+echo "$out"
+for f in reduce-strong reduce-weak reduce-ladder; do
+  png_ok "$tmp/gpufigs/$f.png" || gs_fail "plot (GPU-like): $f.png missing or not a PNG"
+done
+out=$(timeout 120 $py "$plot" "$tmp/gpu" --kernel 7,onepass,cub --out "$tmp/gpufigs2" 2>&1) || gs_fail "plot --kernel"
+for f in reduce-strong reduce-weak reduce-ladder; do
+  png_ok "$tmp/gpufigs2/$f.png" || gs_fail "plot --kernel: $f.png missing or not a PNG"
+done
+echo "ok: GPU-like figures"
+
+# Bad input: exit status 2; nothing to plot: 1.
+echo "a,b" >"$tmp/other.csv"
+timeout 60 $py "$plot" "$tmp/other.csv" --out "$tmp/x" >/dev/null 2>&1
+[ $? = 2 ] || gs_fail "plot of a foreign CSV: want exit status 2"
+timeout 60 $py "$plot" "$tmp/nonexistent" >/dev/null 2>&1
+[ $? = 2 ] || gs_fail "plot of a missing file: want exit status 2"
+head -1 "$tmp/sw/reduce-strong.csv" >"$tmp/empty-strong.csv"
+timeout 60 $py "$plot" "$tmp/empty-strong.csv" --out "$tmp/x" >/dev/null 2>&1
+[ $? = 1 ] || gs_fail "plot with nothing to plot: want exit status 1"
+echo "PASS"
