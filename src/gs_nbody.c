@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gs_checkpoint.h"
+#include "gs_io.h"
 #include "gs_nbody_job.h"
+#include "gs_signal.h"
 #include "gs_reduce.h"
 
 static const struct {
@@ -82,7 +85,7 @@ static int gs_nbody_bodies(struct gs_nbody_job *job, struct gs_bodies *b, struct
   job->law = GS_LAW_PLUMMER;
   job->G = 1.0;
   job->eps2 = job->o->eps * job->o->eps;
-  snprintf(job->ic_name, sizeof job->ic_name, "%.31s", ic);
+  snprintf(job->ic_name, sizeof job->ic_name, "%.63s", ic);
   if (strcmp(ic, "plummer") == 0 || strcmp(ic, "disk") == 0 || strcmp(ic, "uniform") == 0) {
     if (gs_ic_alloc(b, job->o->n) != 0) GS_DIE(&job->be->where, "gs_ic_alloc", "out of memory for the bodies");
     if (ic[0] == 'p') gs_ic_plummer(b, job->o->seed);
@@ -216,10 +219,33 @@ static struct gs_stats gs_nbody_time_kernel(struct gs_nbody_job *job, int kernel
   return s;
 }
 
-/* Buffers, queues and the initial state on the device. */
-static void gs_nbody_setup(struct gs_nbody_job *job, const struct gs_bodies *b) {
+/* Buffers and queues. */
+static void gs_nbody_alloc(struct gs_nbody_job *job) {
   const struct gs_backend *be = job->be;
+  size_t slice = (job->count ? job->count : 1) * job->esz;
   job->h_pos = be->alloc_host(be, job->npad * job->esz);
+  job->qc = be->queue_create(be);
+  job->qx = be->queue_create(be);
+  int nev = 2 * job->run->size + 2;
+  job->ev = malloc(sizeof *job->ev * (size_t)nev);
+  if (!job->ev) GS_DIE(&be->where, "malloc", "out of memory");
+  for (int e = 0; e < nev; e++) job->ev[e] = be->event_create(be);
+  job->gate = be->gate_create(be);
+  job->d_pos = be->alloc_device(be, job->npad * job->esz);
+  job->d_vel = be->alloc_device(be, slice);
+  job->d_acc = be->alloc_device(be, slice);
+  job->d_acc2 = be->alloc_device(be, slice);
+  job->d_terms = be->alloc_device(be, 8 * (job->count ? job->count : 1) * sizeof(double));
+  job->d_sums = be->alloc_device(be, 8 * sizeof(union gs_acc));
+  job->rkernel = be->reduce_has(GS_RK_ONEPASS) ? GS_RK_ONEPASS : GS_RK_OMP;
+  job->rwsb = be->reduce_workspace(be, job->rkernel, GS_DTYPE_DOUBLE, GS_OP_SUM, job->count ? job->count : 1, 256);
+  job->rws = job->rwsb ? be->alloc_device(be, job->rwsb) : NULL;
+  if (job->rws) be->zero_device(be, job->rws, job->rwsb, job->qc);
+}
+
+/* Fresh bodies into the packed (x, y, z, m) / (vx, vy, vz, 0) layout, and up to the device. */
+static void gs_nbody_load_bodies(struct gs_nbody_job *job, const struct gs_bodies *b) {
+  const struct gs_backend *be = job->be;
   memset(job->h_pos, 0, job->npad * job->esz);
   void *h_vel = calloc(job->count ? job->count : 1, job->esz);
   if (!h_vel) GS_DIE(&be->where, "calloc", "out of memory");
@@ -233,31 +259,36 @@ static void gs_nbody_setup(struct gs_nbody_job *job, const struct gs_bodies *b) 
       else if (mine) ((float *)h_vel)[4 * (i - job->first) + c] = (float)v[c];
     }
   }
-  job->qc = be->queue_create(be);
-  job->qx = be->queue_create(be);
-  int nev = 2 * job->run->size + 2;
-  job->ev = malloc(sizeof *job->ev * (size_t)nev);
-  if (!job->ev) GS_DIE(&be->where, "malloc", "out of memory");
-  for (int e = 0; e < nev; e++) job->ev[e] = be->event_create(be);
-  job->gate = be->gate_create(be);
-  job->d_pos = be->alloc_device(be, job->npad * job->esz);
-  job->d_vel = be->alloc_device(be, (job->count ? job->count : 1) * job->esz);
-  job->d_acc = be->alloc_device(be, (job->count ? job->count : 1) * job->esz);
-  job->d_terms = be->alloc_device(be, 8 * (job->count ? job->count : 1) * sizeof(double));
-  job->d_sums = be->alloc_device(be, 8 * sizeof(union gs_acc));
-  job->rkernel = be->reduce_has(GS_RK_ONEPASS) ? GS_RK_ONEPASS : GS_RK_OMP;
-  job->rwsb = be->reduce_workspace(be, job->rkernel, GS_DTYPE_DOUBLE, GS_OP_SUM, job->count ? job->count : 1, 256);
-  job->rws = job->rwsb ? be->alloc_device(be, job->rwsb) : NULL;
-  if (job->rws) be->zero_device(be, job->rws, job->rwsb, job->qc);
   be->copy_h2d(be, job->d_pos, job->h_pos, job->npad * job->esz, job->qc);
   be->copy_h2d(be, job->d_vel, h_vel, job->count * job->esz, job->qc);
   be->queue_sync(be, job->qc);
   free(h_vel);
 }
 
+/* A checkpoint's state (on rank 0: pos | vel | acc, npad bodies each) to every rank: positions
+ * to all, velocities and accelerations to their owners. Leaves this rank's accelerations in
+ * acc_slice (malloc'd) for after the kernel table, which overwrites d_acc. */
+static void gs_nbody_load_checkpoint(struct gs_nbody_job *job, const char *payload, void **acc_slice) {
+  const struct gs_backend *be = job->be;
+  size_t part = job->npad * job->esz, mine = (job->count ? job->count : 1) * job->esz;
+  if (job->run->rank == 0) memcpy(job->h_pos, payload, part);
+  GS_CHECK_MPI(&be->where, MPI_Bcast(job->h_pos, (int)job->npad, job->body_type, 0, MPI_COMM_WORLD));
+  void *vel = malloc(mine);
+  *acc_slice = malloc(mine);
+  if (!vel || !*acc_slice) GS_DIE(&be->where, "malloc", "out of memory");
+  GS_CHECK_MPI(&be->where, MPI_Scatterv(payload ? payload + part : NULL, job->counts, job->displs, job->body_type, vel,
+                                        (int)job->count, job->body_type, 0, MPI_COMM_WORLD));
+  GS_CHECK_MPI(&be->where, MPI_Scatterv(payload ? payload + 2 * part : NULL, job->counts, job->displs, job->body_type,
+                                        *acc_slice, (int)job->count, job->body_type, 0, MPI_COMM_WORLD));
+  be->copy_h2d(be, job->d_pos, job->h_pos, part, job->qc);
+  be->copy_h2d(be, job->d_vel, vel, job->count * job->esz, job->qc);
+  be->queue_sync(be, job->qc);
+  free(vel);
+}
+
 static void gs_nbody_teardown(struct gs_nbody_job *job) {
   const struct gs_backend *be = job->be;
-  void *dev[] = {job->d_pos, job->d_vel, job->d_acc, job->d_terms, job->d_sums, job->ws, job->rws};
+  void *dev[] = {job->d_pos, job->d_vel, job->d_acc, job->d_acc2, job->d_terms, job->d_sums, job->ws, job->rws};
   for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
     if (dev[i]) be->free_device(be, dev[i]);
   for (int e = 0; e < 2 * job->run->size + 2; e++) be->event_destroy(be, job->ev[e]);
@@ -333,44 +364,118 @@ static int gs_nbody_kernels(struct gs_nbody_job *job, unsigned *mask, struct gs_
   return GS_OK;
 }
 
+/* A checkpoint to resume from (rank 0 reads and checks it; every rank learns the header). The
+ * run takes N, precision, time step, softening and initial conditions from it; options that the
+ * command line gives must agree. */
+static int gs_nbody_restart(struct gs_nbody_job *job, struct gs_ckpt_header *h, void **payload, struct gs_msg *msg) {
+  const struct gs_options *opt = job->run->opt;
+  int status = GS_OK;
+  *payload = NULL;
+  if (job->run->rank == 0) {
+    status = gs_checkpoint_read(job->o->restart, h, payload, msg);
+    const char *path = job->o->restart;
+    if (status == GS_OK && gs_options_given(opt, "n") && h->n != job->o->n)
+      status = gs_error_msg(msg, "--restart %s: the checkpoint has N = %llu, --n says %llu", path,
+                            (unsigned long long)h->n, (unsigned long long)job->o->n);
+    else if (status == GS_OK && gs_options_given(opt, "precision") && h->precision != job->o->precision)
+      status = gs_error_msg(msg, "--restart %s: the checkpoint is in %s precision, --precision says %s", path,
+                            h->precision ? "double" : "single", job->o->precision ? "double" : "single");
+    else if (status == GS_OK && gs_options_given(opt, "dt") && h->dt != job->o->dt)
+      status = gs_error_msg(msg, "--restart %s: the checkpoint's time step is %.17g, --dt says %.17g", path, h->dt, job->o->dt);
+    else if (status == GS_OK && gs_options_given(opt, "eps") && h->eps != job->o->eps)
+      status = gs_error_msg(msg, "--restart %s: the checkpoint's softening is %.17g, --eps says %.17g", path, h->eps, job->o->eps);
+    else if (status == GS_OK && gs_options_given(opt, "ic") && strcmp(h->ic, job->o->ic) != 0 &&
+             !(strcmp(h->ic, "file") == 0 && strcmp(job->o->ic, "plummer") && strcmp(job->o->ic, "disk") &&
+               strcmp(job->o->ic, "uniform")))
+      status = gs_error_msg(msg, "--restart %s: the checkpoint started from '%s', --ic says '%s'", path, h->ic, job->o->ic);
+    else if (status == GS_OK && (long)h->step >= job->o->steps)
+      status = gs_error_msg(msg, "--restart %s: the checkpoint is at step %llu; --steps %d is the step to end at, "
+                            "give a larger one", path, (unsigned long long)h->step, job->o->steps);
+  }
+  if (gs_error_agree(MPI_COMM_WORLD, &job->be->where, status, msg) != GS_OK) {
+    free(*payload);
+    *payload = NULL;
+    return GS_USAGE;
+  }
+  GS_CHECK_MPI(&job->be->where, MPI_Bcast(h, (int)sizeof *h, MPI_BYTE, 0, MPI_COMM_WORLD));
+  return GS_OK;
+}
+
+/* Adopt a checkpoint's run parameters. */
+static void gs_nbody_adopt(struct gs_nbody_job *job, const struct gs_ckpt_header *h, struct gs_nbody_opts *o) {
+  job->n = h->n;
+  job->prec = h->precision;
+  job->esz = job->prec ? 32 : 16;
+  job->law = h->law;
+  job->G = h->G;
+  job->eps2 = h->eps2;
+  job->cut2 = h->cut2;
+  job->step0 = (long)h->step;
+  job->e0 = h->e0;
+  snprintf(job->ic_name, sizeof job->ic_name, "%s", h->ic);
+  o->dt = h->dt;
+  o->eps = h->eps;
+  o->precision = h->precision;
+}
+
 int gs_nbody_main(struct gs_run *run) {
   struct gs_nbody_job job;
   memset(&job, 0, sizeof job);
+  job.t_start = MPI_Wtime();
   job.run = run;
-  job.o = &run->opt->nbody;
+  struct gs_nbody_opts o = run->opt->nbody; /* a restart fills in the checkpoint's values */
+  job.o = &o;
   job.be = &run->be;
-  job.prec = job.o->precision;
+  job.prec = o.precision;
   job.esz = job.prec ? 32 : 16;
+  gs_signal_install();
   struct gs_msg msg;
   unsigned mask;
   if (gs_nbody_kernels(&job, &mask, &msg) != GS_OK) {
     gs_error_report(run->rank, &msg);
     return GS_USAGE;
   }
-  struct gs_bodies b;
-  if (gs_nbody_bodies(&job, &b, &msg) != GS_OK) {
-    gs_error_report(run->rank, &msg);
-    return GS_USAGE;
+  struct gs_bodies b = {0};
+  struct gs_ckpt_header ck;
+  void *payload = NULL, *acc_slice = NULL;
+  if (o.restart[0]) {
+    if (gs_nbody_restart(&job, &ck, &payload, &msg) != GS_OK) {
+      gs_error_report(run->rank, &msg);
+      return GS_USAGE;
+    }
+    gs_nbody_adopt(&job, &ck, &o);
+  } else {
+    if (gs_nbody_bodies(&job, &b, &msg) != GS_OK) {
+      gs_error_report(run->rank, &msg);
+      return GS_USAGE;
+    }
+    job.n = b.n;
   }
-  job.n = b.n;
   gs_nbody_decompose(&job);
   gs_report_init(&job.rep, run);
   struct gs_rank_info *all = run->rank == 0 ? calloc((size_t)run->size, sizeof *all) : NULL;
   if (run->rank == 0 && !all) GS_DIE(&job.be->where, "calloc", "out of memory");
   gs_mpi_gather_ranks(run, all);
-  gs_nbody_setup(&job, &b);
+  gs_nbody_alloc(&job);
+  if (o.restart[0]) gs_nbody_load_checkpoint(&job, payload, &acc_slice);
+  else gs_nbody_load_bodies(&job, &b);
+  free(payload);
   gs_ic_free(&b);
 
-  /* Single precision: rsqrtf and float sums over N terms; the error grows like sqrt(N) ulps. */
+  /* Single precision: rsqrtf and float sums; two-level sums keep the error near sqrt(N) ulps. */
   double u = job.prec ? ldexp(1.0, -53) : ldexp(1.0, -24), tol = 4.0 * u * sqrt((double)job.n);
   if (tol < (job.prec ? 1e-12 : 1e-5)) tol = job.prec ? 1e-12 : 1e-5;
   if (run->rank == 0) {
     gs_report_header(stdout, run, &job.rep, all);
-    printf("# nbody: %s, N = %llu (padded to %llu in tiles of %d), %s precision, %d steps of dt = %g, overlap %s\n",
+    printf("# nbody: %s, N = %llu (padded to %llu in tiles of %d), %s precision, steps %ld..%d of dt = %g, overlap %s\n",
            job.ic_name, (unsigned long long)job.n, (unsigned long long)job.npad, GS_NBODY_TILE,
-           job.prec ? "double" : "single", job.o->steps, job.o->dt, job.o->overlap ? "on" : "off");
+           job.prec ? "double" : "single", job.step0, o.steps, o.dt, o.overlap ? "on" : "off");
+    if (o.restart[0])
+      printf("# restart: from %s at step %ld (written by %d rank(s)%s)\n", o.restart, job.step0, ck.ranks,
+             ck.ranks == run->size ? "" : "; with another rank count the forces sum in another order: same state "
+                                          "only within round-off");
     if (job.law == GS_LAW_PLUMMER)
-      printf("# force: G = %g, Plummer softening eps = %g; kick-drift-kick leapfrog\n", job.G, job.o->eps);
+      printf("# force: G = %g, Plummer softening eps = %g; kick-drift-kick leapfrog\n", job.G, o.eps);
     else
       printf("# force: G m = %g (unit masses), no force closer than %g (the seed 003 model); kick-drift-kick leapfrog\n",
              job.G, sqrt(job.cut2));
@@ -378,6 +483,8 @@ int gs_nbody_main(struct gs_run *run) {
            "max(|a - a_ref| / sum_j |G m_j r_ij| / r_ij^3, |phi - phi_ref| / |phi_ref|); tolerance %.2e\n", tol);
     printf("# rates: N^2 interactions per force evaluation, %d flops each (the seed's count, for both precisions)%s\n",
            GS_NBODY_FLOPS, run->dev.index >= 0 ? "; device time (gated CUDA events), median" : "; wall time, median");
+    if (o.snapshot_every > 0 || o.checkpoint_every > 0 || o.checkpoint_interval > 0 || o.walltime_s > 0)
+      printf("# output: %s/ (snapshots: %s)\n", o.output, gs_io_format());
     fflush(stdout);
   }
   free(all);
@@ -385,17 +492,30 @@ int gs_nbody_main(struct gs_run *run) {
   gs_nbody_ladder(&job, mask, tol);
 
   /* The simulation, with the last kernel of the list. */
-  struct gs_nbody_force_args a = gs_nbody_args(&job, job.kernel, 0, job.npad, 0, 1);
-  gs_nbody_workspace_fit(&job, &a);
-  a.ws = job.ws, a.ws_bytes = job.wsb;
-  if (a.i_count) job.be->nbody_forces(job.be, &a, job.qc);
-  job.be->queue_sync(job.be, job.qc);
-  struct gs_diag d0 = gs_nbody_diagnose(&job);
+  struct gs_diag d0;
+  if (o.restart[0]) {
+    /* The checkpoint's forces, bit for bit: the first half-kick must not see recomputed ones. */
+    job.be->copy_h2d(job.be, job.d_acc, acc_slice, job.count * job.esz, job.qc);
+    job.be->queue_sync(job.be, job.qc);
+    d0 = gs_nbody_diagnose(&job, 1);
+  } else {
+    struct gs_nbody_force_args a = gs_nbody_args(&job, job.kernel, 0, job.npad, 0, 1);
+    gs_nbody_workspace_fit(&job, &a);
+    a.ws = job.ws, a.ws_bytes = job.wsb;
+    if (a.i_count) job.be->nbody_forces(job.be, &a, job.qc);
+    job.be->queue_sync(job.be, job.qc);
+    d0 = gs_nbody_diagnose(&job, 0);
+    job.e0 = d0.energy;
+    if (o.snapshot_every > 0 && gs_nbody_snapshot(&job, 0, 0) != GS_OK) job.failed = 1;
+  }
+  free(acc_slice);
   if (run->rank == 0) printf("# simulation with kernel %s\n", gs_nk[job.kernel].name);
-  int steps = job.o->steps;
-  struct gs_step_times *times = calloc((size_t)(steps ? steps : 1), sizeof *times);
+  gs_nbody_print_diag_header(&job, job.step0, &d0);
+  long todo = o.steps - job.step0;
+  struct gs_step_times *times = calloc((size_t)(todo > 0 ? todo : 1), sizeof *times);
   if (!times) GS_DIE(&job.be->where, "calloc", "out of memory");
-  gs_nbody_run_steps(&job, &d0, times);
+  long last = gs_nbody_run_steps(&job, times);
+  int steps = (int)(last - job.step0);
 
   if (steps > 0) {
     double *t[4];
@@ -430,9 +550,12 @@ int gs_nbody_main(struct gs_run *run) {
     for (int c = 0; c < 4; c++) free(t[c]);
   }
   free(times);
+  uint64_t hash = gs_nbody_state_hash(&job);
   int failed = job.failed, any = 0;
   GS_CHECK_MPI(&job.be->where, MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
   if (run->rank == 0) {
+    printf("# final state: step %ld, t = %.17g, positions and velocities FNV-1a 64 = %016llx\n", last, last * o.dt,
+           (unsigned long long)hash);
     printf("# verification: %s\n", any ? "FAILED" : "OK");
     fflush(stdout);
   }

@@ -33,7 +33,7 @@ struct gs_nbody_job {
   size_t esz;                /* bytes per body vector: 16 or 32 */
   int law;                   /* enum gs_nbody_law */
   double G, eps2, cut2;
-  char ic_name[32];          /* for the header */
+  char ic_name[64];          /* plummer, disk, uniform or file: for headers and checkpoints */
   uint64_t n, npad;          /* bodies, and padded to whole tiles */
   uint64_t first, count;     /* this rank's slice */
   int *counts, *displs;      /* every rank's slice, in bodies (for MPI_Allgatherv) */
@@ -51,6 +51,10 @@ struct gs_nbody_job {
   gs_event **ev;             /* 2 * size + 2 events for timing the force pieces and copies */
   gs_gate *gate;
   int kernel;                /* force kernel of the simulation */
+  void *d_acc2;              /* scratch forces for diagnostics off the energy schedule */
+  long step0;                /* steps done before this run (a restart's checkpoint step) */
+  double e0;                 /* energy at step 0 */
+  double t_start;            /* MPI_Wtime at the start of the run, for the wall-clock budget */
   struct gs_report rep;
   int failed;
 };
@@ -62,10 +66,29 @@ struct gs_nbody_force_args gs_nbody_args(const struct gs_nbody_job *job, int ker
 /* Make sure the force workspace fits args (grows it). */
 void gs_nbody_workspace_fit(struct gs_nbody_job *job, const struct gs_nbody_force_args *a);
 
-/* Global diagnostics from the device state (collective). Needs acc.w = potential. */
-struct gs_diag gs_nbody_diagnose(struct gs_nbody_job *job);
+/* Global diagnostics from the device state (collective). With fresh != 0 the potential is
+ * evaluated now into a scratch buffer (d_acc keeps its bits); else acc.w must hold it. */
+struct gs_diag gs_nbody_diagnose(struct gs_nbody_job *job, int fresh);
 
-/* Advance `steps` KDK leapfrog steps, printing diagnostics; per-step times into times. */
-void gs_nbody_run_steps(struct gs_nbody_job *job, struct gs_diag *d0, struct gs_step_times *times);
+/* The diagnostics table's header and the row of `step`. */
+void gs_nbody_print_diag_header(const struct gs_nbody_job *job, long step, const struct gs_diag *d);
+
+/* Advance from step job->step0 to --steps with the KDK leapfrog, printing diagnostics and
+ * progress, writing snapshots and checkpoints; stops early (after a checkpoint) on a signal or
+ * the wall-clock budget. Per-step times into times[0..]; returns the last step done. */
+long gs_nbody_run_steps(struct gs_nbody_job *job, struct gs_step_times *times);
+
+/* Every body's position, velocity and acceleration (npad each, global order) on rank 0; NULLs
+ * elsewhere. Collective. The caller frees. */
+void gs_nbody_gather_state(struct gs_nbody_job *job, void **pos, void **vel, void **acc);
+
+/* Write a checkpoint of the state after `step` (collective). Returns GS_OK or GS_FAILED. */
+int gs_nbody_checkpoint(struct gs_nbody_job *job, long step);
+
+/* Write snapshot `index` of the state after `step` (collective). Returns GS_OK or GS_FAILED. */
+int gs_nbody_snapshot(struct gs_nbody_job *job, int index, long step);
+
+/* FNV-1a 64 of every real body's position and velocity in global order (valid on rank 0). */
+uint64_t gs_nbody_state_hash(struct gs_nbody_job *job);
 
 #endif

@@ -10,13 +10,25 @@
 #include <string.h>
 
 #include "gs_nbody_job.h"
+#include "gs_progress.h"
 #include "gs_reduce.h"
+#include "gs_signal.h"
 
-struct gs_diag gs_nbody_diagnose(struct gs_nbody_job *job) {
+struct gs_diag gs_nbody_diagnose(struct gs_nbody_job *job, int fresh) {
   const struct gs_backend *be = job->be;
   double local[8] = {0}, sums[8];
+  void *acc = job->d_acc;
+  if (fresh && job->count > 0) {
+    /* The potential off the energy schedule: a separate evaluation into scratch, so the forces
+     * that drive the orbits keep exactly the bits an uninterrupted run would have. */
+    struct gs_nbody_force_args a = gs_nbody_args(job, job->kernel, 0, job->npad, 0, 1);
+    gs_nbody_workspace_fit(job, &a);
+    a.ws = job->ws, a.ws_bytes = job->wsb, a.acc = job->d_acc2;
+    be->nbody_forces(be, &a, job->qc);
+    acc = job->d_acc2;
+  }
   if (job->count > 0) {
-    be->nbody_terms(be, job->prec, (const char *)job->d_pos + job->first * job->esz, job->d_vel, job->d_acc,
+    be->nbody_terms(be, job->prec, (const char *)job->d_pos + job->first * job->esz, job->d_vel, acc,
                     job->count, job->d_terms, job->qc);
     /* Each sum with the reduction kernels (deterministic, double accumulation). */
     for (int k = 0; k < 8; k++)
@@ -114,26 +126,47 @@ static double gs_nbody_exchange_forces(struct gs_nbody_job *job, int potential, 
   return tx;
 }
 
-static void gs_nbody_print_diag(const struct gs_nbody_job *job, int step, double t, const struct gs_diag *d,
-                                const struct gs_diag *d0) {
+/* One row of the diagnostics table (rank 0). */
+static void gs_nbody_print_diag(const struct gs_nbody_job *job, long step, const struct gs_diag *d) {
   if (job->run->rank != 0) return;
   double p = sqrt(d->p[0] * d->p[0] + d->p[1] * d->p[1] + d->p[2] * d->p[2]);
   double c = sqrt(d->com[0] * d->com[0] + d->com[1] * d->com[1] + d->com[2] * d->com[2]);
-  printf("%8d %10.5f %14.8f %14.8f %16.9f %11.3e %11.3e %11.3e\n", step, t, d->kinetic, d->potential, d->energy,
-         fabs(d->energy - d0->energy) / fabs(d0->energy), p, c);
+  printf("%8ld %10.5f %14.8f %14.8f %16.9f %11.3e %11.3e %11.3e\n", step, step * job->o->dt, d->kinetic, d->potential,
+         d->energy, fabs(d->energy - job->e0) / fabs(job->e0), p, c);
   fflush(stdout);
 }
 
-void gs_nbody_run_steps(struct gs_nbody_job *job, struct gs_diag *d0, struct gs_step_times *times) {
-  const struct gs_backend *be = job->be;
-  const struct gs_nbody_opts *o = job->o;
-  const double dt = o->dt;
+void gs_nbody_print_diag_header(const struct gs_nbody_job *job, long step, const struct gs_diag *d) {
   if (job->run->rank == 0)
     printf("%8s %10s %14s %14s %16s %11s %11s %11s\n", "step", "time", "kinetic", "potential", "energy", "|dE/E0|",
            "|P|", "|M x_com|");
-  gs_nbody_print_diag(job, 0, 0.0, d0, d0);
-  for (int s = 1; s <= o->steps; s++) {
-    int diag = s == o->steps || (o->energy_every > 0 && s % o->energy_every == 0);
+  gs_nbody_print_diag(job, step, d);
+}
+
+/* Should the run stop after this step? A stop signal on any rank, or (rank 0's clock) too little
+ * of the wall-clock budget left for another step and a checkpoint. Collective. */
+static int gs_nbody_should_stop(struct gs_nbody_job *job, double slowest_step, double ckpt_cost, int *sig) {
+  int flags[2] = {gs_signal_pending(), 0}, all[2];
+  if (job->run->rank == 0 && job->o->walltime_s > 0) {
+    double left = job->o->walltime_s - (MPI_Wtime() - job->t_start);
+    flags[1] = left < 2 * slowest_step + 2 * ckpt_cost + 1.0;
+  }
+  GS_CHECK_MPI(&job->be->where, MPI_Allreduce(flags, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+  *sig = all[0];
+  return all[0] || all[1];
+}
+
+long gs_nbody_run_steps(struct gs_nbody_job *job, struct gs_step_times *times) {
+  const struct gs_backend *be = job->be;
+  const struct gs_nbody_opts *o = job->o;
+  const double dt = o->dt;
+  struct gs_progress prog;
+  gs_progress_init(&prog, o->progress, job->run->rank, job->step0, o->steps);
+  double slowest = 0, ckpt_cost = 0, last_ckpt = MPI_Wtime(), last_de = -1;
+  long s = job->step0;
+  while (s < o->steps) {
+    s++;
+    int scheduled = o->energy_every > 0 && s % o->energy_every == 0;
     GS_CHECK_MPI(&be->where, MPI_Barrier(MPI_COMM_WORLD));
     double t0 = MPI_Wtime();
     if (job->count) {
@@ -141,21 +174,52 @@ void gs_nbody_run_steps(struct gs_nbody_job *job, struct gs_diag *d0, struct gs_
       be->nbody_drift(be, job->prec, (char *)job->d_pos + job->first * job->esz, job->d_vel, job->count, dt, job->qc);
     }
     double t1 = MPI_Wtime(), forces;
-    double exchange = gs_nbody_exchange_forces(job, diag, &forces);
+    double exchange = gs_nbody_exchange_forces(job, scheduled, &forces);
     double core = MPI_Wtime() - t1;
     if (job->count) be->nbody_kick(be, job->prec, job->d_vel, job->d_acc, job->count, 0.5 * dt, job->qc);
     be->queue_sync(be, job->qc);
-    struct gs_step_times *st = &times[s - 1];
+    struct gs_step_times *st = &times[s - job->step0 - 1];
     st->total = MPI_Wtime() - t0;
     st->forces = forces;
     st->exchange = exchange;
     st->hidden = exchange > 0 ? (forces + exchange - core) / exchange : 0;
-    if (st->hidden < 0) st->hidden = 0;
-    if (st->hidden > 1) st->hidden = 1;
-    if (diag) {
-      struct gs_diag d = gs_nbody_diagnose(job);
-      gs_nbody_print_diag(job, s, s * dt, &d, d0);
+    st->hidden = st->hidden < 0 ? 0 : st->hidden > 1 ? 1 : st->hidden;
+    if (st->total > slowest) slowest = st->total;
+
+    /* Diagnostics on the energy schedule, and at the end. */
+    if (scheduled || s == o->steps) {
+      gs_progress_done(&prog);
+      struct gs_diag d = gs_nbody_diagnose(job, !scheduled);
+      gs_nbody_print_diag(job, s, &d);
+      last_de = fabs(d.energy - job->e0) / fabs(job->e0);
       if (!isfinite(d.energy)) job->failed = 1;
     }
+    if (o->snapshot_every > 0 && (s % o->snapshot_every == 0 || s == o->steps) &&
+        gs_nbody_snapshot(job, (int)((s + o->snapshot_every - 1) / o->snapshot_every), s) != GS_OK)
+      job->failed = 1;
+    int sig = 0, stop = s < o->steps && gs_nbody_should_stop(job, slowest, ckpt_cost, &sig);
+    int interval = o->checkpoint_interval > 0 && MPI_Wtime() - last_ckpt >= 60.0 * o->checkpoint_interval;
+    GS_CHECK_MPI(&be->where, MPI_Bcast(&interval, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    if (stop || interval || (o->checkpoint_every > 0 && s % o->checkpoint_every == 0)) {
+      gs_progress_done(&prog);
+      double c0 = MPI_Wtime();
+      if (gs_nbody_checkpoint(job, s) != GS_OK) job->failed = 1;
+      ckpt_cost = MPI_Wtime() - c0;
+      last_ckpt = MPI_Wtime();
+      if (job->run->rank == 0)
+        printf("# checkpoint: step %ld written to %s/ in %.2f s\n", s, o->output, ckpt_cost);
+    }
+    gs_progress_update(&prog, s, s * dt, last_de, (double)job->n * (double)job->n / st->total);
+    if (stop) {
+      gs_progress_done(&prog);
+      if (job->run->rank == 0) {
+        printf("# stopped after step %ld of %d (%s): resume with the same options plus --restart %s\n", s, o->steps,
+               sig ? gs_signal_name(sig) : "wall-clock budget nearly spent", o->output);
+        fflush(stdout);
+      }
+      break;
+    }
   }
+  gs_progress_done(&prog);
+  return s;
 }

@@ -86,6 +86,22 @@ static const struct gs_opt gs_nbody_table[] = {
     {"overlap", GS_OPT_CHOICE, GS_O(nbody.overlap), 0, 0, "off|on", "O",
      "overlap the position exchange with force computation (default on)"},
     {"iters", GS_OPT_INT, GS_O(nbody.iters), 1, 1000000, NULL, "K", "timed force evaluations per kernel (default 3)"},
+    {"output", GS_OPT_STRING, GS_O(nbody.output), 0, 0, NULL, "DIR",
+     "directory for snapshots and checkpoints (default nbody-out)"},
+    {"snapshot-every", GS_OPT_INT, GS_O(nbody.snapshot_every), 0, 100000000, NULL, "K",
+     "snapshot (positions, velocities, masses, ids, time) every K steps and at the end (default 0: none)"},
+    {"checkpoint-every", GS_OPT_INT, GS_O(nbody.checkpoint_every), 0, 100000000, NULL, "K",
+     "checkpoint every K steps (default 0: only on a stop signal or the wall-clock budget)"},
+    {"checkpoint-interval", GS_OPT_REAL, GS_O(nbody.checkpoint_interval), 0, 0, NULL, "MIN",
+     "also checkpoint every MIN minutes of wall clock (default 0: off)"},
+    {"walltime", GS_OPT_STRING, GS_O(nbody.walltime), 0, 0, NULL, "HH:MM:SS",
+     "wall-clock budget: checkpoint and stop (exit 0) before it runs out"},
+    {"restart", GS_OPT_STRING, GS_O(nbody.restart), 0, 0, NULL, "PATH",
+     "resume from a checkpoint file, or the newest in a directory; --steps is the step to end at. "
+     "SIGTERM, SIGINT or SIGUSR1 make a run checkpoint after the current step and exit 0"},
+    {"progress", GS_OPT_CHOICE, GS_O(nbody.progress), 0, 0, "auto|bar|lines|off", "P",
+     "progress from rank 0: auto = a bar on a terminal outside a batch job, else plain lines every 10 s or 10% "
+     "of the run (default auto)"},
 };
 
 /* The subcommands: name, table and a one-line summary (only those that exist). */
@@ -160,6 +176,31 @@ static void gs_options_defaults(struct gs_options *o) {
   strcpy(o->nbody.kernels, "all");
   o->nbody.overlap = 1;
   o->nbody.iters = 3;
+  strcpy(o->nbody.output, "nbody-out");
+}
+
+int gs_options_given(const struct gs_options *o, const char *name) {
+  char key[64];
+  snprintf(key, sizeof key, "|%s|", name);
+  return strstr(o->given, key) != NULL;
+}
+
+double gs_options_parse_hms(const char *s) {
+  double part[3];
+  int n = 0;
+  const char *p = s;
+  while (n < 3) {
+    char *end;
+    if (!isdigit((unsigned char)*p)) return -1;
+    part[n++] = strtod(p, &end);
+    p = end;
+    if (*p != ':') break;
+    p++;
+  }
+  if (*p || (n > 1 && (part[n - 1] >= 60 || (n == 3 && part[1] >= 60)))) return -1;
+  double sec = 0;
+  for (int i = 0; i < n; i++) sec = 60 * sec + part[i];
+  return sec;
 }
 
 static const struct gs_opt *gs_options_find(const struct gs_opt *t, size_t n, const char *name, size_t len) {
@@ -248,6 +289,8 @@ static int gs_options_validate(struct gs_options *o, struct gs_msg *msg) {
     if (b->dt <= 0) return gs_error_msg(msg, "--dt: must be > 0");
     if (b->eps <= 0) return gs_error_msg(msg, "--eps: must be > 0 (Plummer softening; --ic disk uses a cutoff instead)");
     if (gs_nbody_kernel_mask(b->kernels, &mask, msg) != GS_OK) return GS_USAGE;
+    if (b->walltime[0] && (b->walltime_s = gs_options_parse_hms(b->walltime)) <= 0)
+      return gs_error_msg(msg, "--walltime: '%s' is not HH:MM:SS (or MM:SS, or seconds) above zero", b->walltime);
   }
   return GS_OK;
 }
@@ -284,6 +327,8 @@ int gs_options_parse(int argc, char **argv, struct gs_options *o, struct gs_msg 
       return gs_error_msg(msg, "--%s needs a value (%s)", opt->name, opt->metavar);
     }
     if (gs_options_store(opt, value, o, msg) != GS_OK) return GS_USAGE;
+    size_t used = strlen(o->given);
+    snprintf(o->given + used, sizeof o->given - used, "|%s|", opt->name);
   }
   if (o->help || o->version) return GS_OK;
   if (o->cmd == GS_CMD_NONE) return gs_error_msg(msg, "no subcommand given (try 'gpusim --help')");

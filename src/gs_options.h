@@ -56,6 +56,14 @@ struct gs_nbody_opts {
   int energy_every;           /* diagnostics every K steps (0: start and end only) */
   int overlap;                /* 1: overlap the exchange with computation */
   int iters;                  /* timed force evaluations per kernel in the ladder table */
+  char output[GS_PATH_MAX];   /* directory for snapshots and checkpoints */
+  int snapshot_every;         /* snapshot every K steps (0: none) */
+  int checkpoint_every;       /* checkpoint every K steps (0: none) */
+  double checkpoint_interval; /* ... and every M minutes of wall clock (0: none) */
+  char walltime[32];          /* HH:MM:SS budget ("" = none) */
+  double walltime_s;          /* the same in seconds (0 = none) */
+  char restart[GS_PATH_MAX];  /* checkpoint file or directory to resume from ("" = none) */
+  int progress;               /* enum gs_progress_mode */
 };
 
 /* Everything the command line says. */
@@ -66,6 +74,7 @@ struct gs_options {
   struct gs_common_opts common;
   struct gs_reduce_opts reduce;
   struct gs_nbody_opts nbody;
+  char given[1024];  /* "|name|" of every option the command line gave, for gs_options_given */
 };
 
 /* Parse argv into o (defaults first). Returns GS_OK, or GS_USAGE with msg filled. Pure: no MPI,
@@ -78,6 +87,12 @@ void gs_options_help(FILE *f, int cmd);
 /* Parse an unsigned count: 123, 2^30, 256M (K/M/G/T = 2^10/2^20/2^30/2^40), 1e6.
  * Returns 0, or -1 not a number, -2 too large for 64 bits, -3 negative. */
 int gs_options_parse_u64(const char *s, uint64_t *out);
+
+/* Did the command line give option `name` (long name without "--")? */
+int gs_options_given(const struct gs_options *o, const char *name);
+
+/* Parse HH:MM:SS (or MM:SS, or SS) into seconds; -1 if malformed. */
+double gs_options_parse_hms(const char *s);
 
 /* Name of a subcommand ("info", ...). */
 const char *gs_options_cmd_name(int cmd);

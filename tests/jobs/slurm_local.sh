@@ -14,8 +14,12 @@
 #   sweep_array.sbatch       a 3-task array sharing one CSV
 #   scaling.sbatch           sweep.py inside the allocation with srun
 #   USR1 (as --signal=B:USR1 delivers it, here by scancel --batch): logged and not forwarded by
-#   default (gpusim has no USR1 handler yet and would die of it), forwarded to every rank with
-#   GPUSIM_FORWARD_USR1=yes (through srun and through mpirun)
+#   default to gpusim reduce (it has no USR1 handler and would die of it), forwarded to every
+#   rank with GPUSIM_FORWARD_USR1=yes (through srun and through mpirun)
+#   checkpoint/restart   nbody_1node.sbatch stopped by USR1 mid-run (exit 0, a checkpoint, the
+#                        stop line with step S), resumed by the documented resubmit command
+#                        (NBODY_RESTART=DIR NBODY_STEPS=S+5) and compared with an uninterrupted
+#                        job of S+5 steps: the same final-state hash (srun and mpirun)
 # Needs root (slurmd starts job steps as their owner) and Debian's slurmctld, slurmd,
 # slurm-client and munge; skips (77) where they are missing or SLURM cannot start here.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -39,6 +43,8 @@ cleanup() {
   if [ -n "$pids" ]; then
     timeout 10 scancel --full --quiet --user=root >/dev/null 2>&1
     for i in $(seq 50); do [ -z "$(timeout 5 squeue -h 2>/dev/null)" ] && break; sleep 0.2; done
+    # An sbatch --wait never collected (a failure part-way) would poll a stopped controller.
+    for v in $(compgen -v bg_); do pkill -P "${!v}" 2>/dev/null; done
     for p in $pids; do kill "$p" 2>/dev/null; done
     for p in $pids; do
       for i in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
@@ -368,4 +374,78 @@ usr1_signal usr1-mpirun yes
 usr1_check usr1-auto srun auto
 usr1_check usr1-srun srun yes
 usr1_check usr1-mpirun mpirun yes
+
+# ---- checkpoint/restart: a job stopped before its time limit resumes where it stopped ----
+# SLURM's --signal=B:USR1@120 sends USR1 to the batch shell 120 s before the time limit; waiting
+# for a real time limit would take minutes (--time is in whole minutes), too slow for a test, so
+# the signal is sent here exactly as SLURM sends it: scancel --signal=USR1 --batch. The script's
+# trap forwards it (GPUSIM_FORWARD_USR1=auto: gpusim nbody's --help mentions USR1), gpusim
+# checkpoints after the current step and exits 0. Then the documented resume command (the same
+# variables plus NBODY_RESTART=DIR, NBODY_STEPS = the step to end at) runs to S+5, and so does an
+# uninterrupted job; both must end in the same state. Each launcher on a node of its own.
+if [ $have_nbody = yes ] && "$GPUSIM" nbody --help 2>&1 | grep -q -- --restart; then
+  ck_vars=(NBODY_N=500 NBODY_KERNEL=omp GPUSIM_ARGS="--iters 1 --energy-every 5 --progress lines")
+  ck_launchers="srun mpirun"
+  declare -A ck_S ck_dir # per launcher: the step it stopped at, its checkpoint directory
+  [ $nodes2 = yes ] || ck_launchers=srun # one node: run one chain, not two queued one after another
+  for L in $ck_launchers; do
+    submit ck-$L nbody_1node.sbatch "${ck_vars[@]}" NBODY_STEPS=100000000 GPUSIM_LAUNCHER=$L -- $small
+  done
+  for L in $ck_launchers; do # once it is stepping (step 50 in its table), the time-limit warning
+    ok=no
+    for i in $(seq 600); do
+      jid=$(head -1 "$T/work/ck-$L.id" 2>/dev/null | cut -d';' -f1)
+      if [ -n "$jid" ] && awk '$1 ~ /^[0-9]+$/ && $1 >= 50 {f = 1} END {exit !f}' \
+        "$T/results/ck-$L-$jid/nbody.out" 2>/dev/null; then
+        ok=yes
+        break
+      fi
+      sleep 0.1
+    done
+    [ $ok = yes ] || fail "ck-$L: not stepping after 60 s"
+    scancel --signal=USR1 --batch "$jid" || fail "ck-$L: scancel --signal=USR1 --batch $jid"
+  done
+  for L in $ck_launchers; do
+    collect ck-$L
+    out=$T/results/ck-$L-$jid/nbody.out
+    [ "$rc" = 0 ] || fail "ck-$L: exit status $rc after USR1, want 0"
+    grep -q 'USR1: forwarded to the job step' "$log" || fail "ck-$L: USR1 not forwarded"
+    stop=$(grep '^# stopped after step [0-9]* of 100000000 (SIGUSR1): resume with the same options plus --restart ' "$out")
+    [ -n "$stop" ] || fail "ck-$L: no stop line"
+    S=$(echo "$stop" | sed 's/^# stopped after step \([0-9]*\) .*/\1/')
+    dir=${stop##* --restart }
+    [ "$dir" = "$T/results/ck-$L-$jid/nbody-out" ] || fail "ck-$L: checkpoint in '$dir', want the job's nbody-out"
+    [ -s "$dir/checkpoint.json" ] && [ -s "$dir/$(printf 'checkpoint_%09d.gsck' "$S")" ] ||
+      fail "ck-$L: no checkpoint of step $S in $dir: $(ls "$dir" 2>&1)"
+    grep -q "^# final state: step $S, " "$out" || fail "ck-$L: final state not at step $S"
+    echo "ok: ck-$L: stopped by USR1 at step $S ($L), checkpoint in the job's directory, exit 0"
+    ck_S[$L]=$S ck_dir[$L]=$dir
+  done
+  for L in $ck_launchers; do
+    S=${ck_S[$L]}
+    # The documented resume: the same variables plus NBODY_RESTART=DIR, NBODY_STEPS the end step.
+    submit ck-$L-resume nbody_1node.sbatch "${ck_vars[@]}" NBODY_STEPS=$((S + 5)) GPUSIM_LAUNCHER=$L \
+      NBODY_RESTART="${ck_dir[$L]}" -- $small
+    submit ck-$L-whole nbody_1node.sbatch "${ck_vars[@]}" NBODY_STEPS=$((S + 5)) GPUSIM_LAUNCHER=$L -- $small
+  done
+  for L in $ck_launchers; do
+    S=${ck_S[$L]}
+    E=$((S + 5))
+    collect ck-$L-resume
+    out=$T/results/ck-$L-resume-$jid/nbody.out
+    [ "$rc" = 0 ] || fail "ck-$L-resume: exit status $rc"
+    grep -q "^# restart: from ${ck_dir[$L]} at step $S " "$out" || fail "ck-$L-resume: not resumed at step $S"
+    h1=$(sed -n "s/^# final state: step $E, .* FNV-1a 64 = \([0-9a-f]*\)\$/\1/p" "$out")
+    [ -n "$h1" ] || fail "ck-$L-resume: no final state at step $E"
+    grep -q '^# job: 2 rank(s) on 1 node(s)' "$out" || fail "ck-$L-resume: want 2 ranks"
+    collect ck-$L-whole
+    out=$T/results/ck-$L-whole-$jid/nbody.out
+    [ "$rc" = 0 ] || fail "ck-$L-whole: exit status $rc"
+    h2=$(sed -n "s/^# final state: step $E, .* FNV-1a 64 = \([0-9a-f]*\)\$/\1/p" "$out")
+    [ -n "$h2" ] || fail "ck-$L-whole: no final state at step $E"
+    grep -q '^# job: 2 rank(s) on 1 node(s)' "$out" || fail "ck-$L-whole: want 2 ranks"
+    [ "$h1" = "$h2" ] || fail "ck-$L: resumed run ends in state $h1, uninterrupted run in $h2 (step $E)"
+    echo "ok: ck-$L: resumed from step $S to $E ($L) = uninterrupted $E steps: FNV-1a $h1"
+  done
+fi
 echo "PASS"

@@ -1,0 +1,37 @@
+/* gs_io.h: N-body snapshots for analysis tools: HDF5 in the GADGET layout (yt, pynbody, h5py
+ * read it), written collectively with parallel HDF5 when the library is parallel; without HDF5,
+ * a documented raw binary file with a JSON sidecar (docs/snapshot-format.md). */
+#ifndef GS_IO_H
+#define GS_IO_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "gs_error.h"
+
+/* One rank's part of a snapshot: bodies [first, first + count) of n_total, in global order. */
+struct gs_snapshot {
+  uint64_t n_total;      /* bodies in the whole snapshot (no padding) */
+  uint64_t first, count; /* this rank's bodies; ranks' ranges are contiguous and ordered by rank */
+  const double *pos;     /* count x 3: x0 y0 z0 x1 ... */
+  const double *vel;     /* count x 3 */
+  const double *mass;    /* count */
+  double time;           /* simulated time */
+  long step;             /* step number */
+  double G;              /* gravitational constant of the run */
+  double eps;            /* softening length (0 for the cutoff law) */
+  const char *ic;        /* initial-condition name, for the header */
+};
+
+/* Write DIR/snapshot_NNN.hdf5 (or .bin + .json) for snapshot number index, atomically (a
+ * temporary name in DIR, then rename by rank 0 after every rank is done). Collective on comm:
+ * every rank passes the same dir, index, n_total, time, step, G, eps and ic. Rank 0 creates DIR
+ * (and its parents) if missing. Returns GS_OK, or GS_FAILED with the same msg on every rank
+ * (never aborts, never leaves the other ranks waiting). */
+int gs_io_write_snapshot(const char *dir, int index, const struct gs_snapshot *s, MPI_Comm comm, struct gs_msg *msg);
+
+/* The format this build writes: "HDF5 (parallel, collective)", "HDF5 (serial, via rank 0)" or
+ * "raw binary + JSON". */
+const char *gs_io_format(void);
+
+#endif

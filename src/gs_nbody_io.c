@@ -1,0 +1,114 @@
+/* gs_nbody_io.c: what leaves the GPUs of an N-body run: checkpoints (the whole state, bitwise,
+ * on rank 0), snapshots (real bodies in double, each rank its slice) and the state hash that
+ * proves a restarted run ends where an uninterrupted one does. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_checkpoint.h"
+#include "gs_io.h"
+#include "gs_nbody_job.h"
+
+void gs_nbody_gather_state(struct gs_nbody_job *job, void **pos, void **vel, void **acc) {
+  const struct gs_backend *be = job->be;
+  const int root = job->run->rank == 0;
+  size_t all = job->npad * job->esz, mine = job->count * job->esz;
+  *pos = *vel = *acc = NULL;
+  void *v = malloc(mine ? mine : 1), *a = malloc(mine ? mine : 1);
+  if (!v || !a) GS_DIE(&be->where, "malloc", "out of memory for the state");
+  if (root && (!(*pos = malloc(all)) || !(*vel = malloc(all)) || !(*acc = malloc(all))))
+    GS_DIE(&be->where, "malloc", "out of memory for the state");
+  be->queue_sync(be, job->qc);
+  /* Every rank's device holds every position after a step; rank 0's copy is the one written. */
+  if (root) be->copy_d2h(be, *pos, job->d_pos, all, job->qc);
+  if (mine) {
+    be->copy_d2h(be, v, job->d_vel, mine, job->qc);
+    be->copy_d2h(be, a, job->d_acc, mine, job->qc);
+  }
+  be->queue_sync(be, job->qc);
+  GS_CHECK_MPI(&be->where, MPI_Gatherv(v, (int)job->count, job->body_type, *vel, job->counts, job->displs,
+                                       job->body_type, 0, MPI_COMM_WORLD));
+  GS_CHECK_MPI(&be->where, MPI_Gatherv(a, (int)job->count, job->body_type, *acc, job->counts, job->displs,
+                                       job->body_type, 0, MPI_COMM_WORLD));
+  free(v);
+  free(a);
+}
+
+int gs_nbody_checkpoint(struct gs_nbody_job *job, long step) {
+  void *pos, *vel, *acc;
+  gs_nbody_gather_state(job, &pos, &vel, &acc);
+  struct gs_msg msg = {{0}};
+  int status = GS_OK;
+  if (job->run->rank == 0) {
+    struct gs_ckpt_header h;
+    memset(&h, 0, sizeof h);
+    h.step = (uint64_t)step;
+    h.time = step * job->o->dt;
+    h.n = job->n;
+    h.npad = job->npad;
+    h.precision = job->prec;
+    h.law = job->law;
+    h.ranks = job->run->size;
+    h.kernel = job->kernel;
+    h.dt = job->o->dt;
+    h.eps = job->o->eps;
+    h.G = job->G;
+    h.eps2 = job->eps2;
+    h.cut2 = job->cut2;
+    h.e0 = job->e0;
+    h.seed = job->o->seed;
+    snprintf(h.ic, sizeof h.ic, "%s", job->ic_name);
+    if (gs_checkpoint_write(job->o->output, &h, pos, vel, acc, &msg) != 0) status = GS_FAILED;
+  }
+  free(pos);
+  free(vel);
+  free(acc);
+  GS_CHECK_MPI(&job->be->where, MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  if (status != GS_OK && job->run->rank == 0) fprintf(stderr, "gpusim: error: %s\n", msg.text);
+  return status;
+}
+
+int gs_nbody_snapshot(struct gs_nbody_job *job, int index, long step) {
+  const struct gs_backend *be = job->be;
+  /* Real bodies of this slice only: the padding at the end never shows. */
+  uint64_t first = job->first, end = job->first + job->count < job->n ? job->first + job->count : job->n;
+  uint64_t count = end > first ? end - first : 0;
+  if (first > job->n) first = job->n;
+  size_t bytes = (count ? count : 1) * job->esz;
+  void *p = malloc(bytes), *v = malloc(bytes);
+  double *pos = malloc(3 * sizeof(double) * (count ? count : 1)), *vel = malloc(3 * sizeof(double) * (count ? count : 1));
+  double *mass = malloc(sizeof(double) * (count ? count : 1));
+  if (!p || !v || !pos || !vel || !mass) GS_DIE(&be->where, "malloc", "out of memory for a snapshot");
+  if (count) {
+    be->copy_d2h(be, p, (const char *)job->d_pos + first * job->esz, count * job->esz, job->qc);
+    be->copy_d2h(be, v, job->d_vel, count * job->esz, job->qc);
+  }
+  be->queue_sync(be, job->qc);
+  for (uint64_t k = 0; k < count; k++)
+    for (int c = 0; c < 4; c++) {
+      double pv = job->prec ? ((double *)p)[4 * k + c] : ((float *)p)[4 * k + c];
+      double vv = job->prec ? ((double *)v)[4 * k + c] : ((float *)v)[4 * k + c];
+      if (c < 3) pos[3 * k + c] = pv, vel[3 * k + c] = vv;
+      else mass[k] = pv;
+    }
+  struct gs_snapshot s = {.n_total = job->n, .first = first, .count = count, .pos = pos, .vel = vel, .mass = mass,
+                          .time = step * job->o->dt, .step = step, .G = job->G,
+                          .eps = job->law == GS_LAW_PLUMMER ? job->o->eps : 0.0, .ic = job->ic_name};
+  struct gs_msg msg = {{0}};
+  int status = gs_io_write_snapshot(job->o->output, index, &s, MPI_COMM_WORLD, &msg);
+  if (status != GS_OK && job->run->rank == 0) fprintf(stderr, "gpusim: error: %s\n", msg.text);
+  free(p), free(v), free(pos), free(vel), free(mass);
+  return status;
+}
+
+uint64_t gs_nbody_state_hash(struct gs_nbody_job *job) {
+  void *pos, *vel, *acc;
+  gs_nbody_gather_state(job, &pos, &vel, &acc);
+  uint64_t h = 0;
+  if (job->run->rank == 0)
+    h = gs_checkpoint_hash(gs_checkpoint_hash(GS_FNV_OFFSET, pos, job->n * job->esz), vel, job->n * job->esz);
+  free(pos);
+  free(vel);
+  free(acc);
+  return h;
+}

@@ -1,0 +1,34 @@
+/* gs_signal.c: the one piece of global state in gpusim: a signal handler can reach nothing but
+ * a static sig_atomic_t, so the caught signal lives here and the step loop reads it. */
+#define _POSIX_C_SOURCE 200809L
+#include "gs_signal.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+static volatile sig_atomic_t gs_signal_caught;
+
+static void gs_signal_handler(int sig) { gs_signal_caught = sig; }
+
+void gs_signal_install(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = gs_signal_handler;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART; /* MPI and I/O calls in flight carry on; the loop checks the flag */
+  const int sigs[] = {SIGTERM, SIGINT, SIGUSR1};
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) sigaction(sigs[i], &sa, NULL);
+}
+
+int gs_signal_pending(void) { return gs_signal_caught; }
+
+const char *gs_signal_name(int sig) {
+  static char other[24]; /* only for a signal we never install: not reached in practice */
+  switch (sig) {
+  case SIGTERM: return "SIGTERM";
+  case SIGINT: return "SIGINT";
+  case SIGUSR1: return "SIGUSR1";
+  default: snprintf(other, sizeof other, "signal %d", sig); return other;
+  }
+}

@@ -1,0 +1,23 @@
+#!/bin/sh
+# On the GPU: N steps + checkpoint + restart + N steps ends in exactly the state of 2N steps,
+# in both precisions, with the overlapped exchange on every GPU of the machine (up to 4 ranks);
+# and a snapshot is written. Skips without a GPU.
+. "$GS_TEST_LIB"
+ngpu=$(gs_gpus)
+[ "$ngpu" -gt 0 ] || gs_skip "no GPU visible"
+np=$ngpu
+[ "$np" -gt 4 ] && np=4
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+common="--backend cuda --n 20000 --iters 1 --kernel jsplit --energy-every 5"
+hash_of() { sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p'; }
+for prec in single double; do
+  whole=$(gs_mpirun $np nbody $common --precision $prec --steps 20 | hash_of)
+  gs_mpirun $np nbody $common --precision $prec --steps 10 --checkpoint-every 10 --snapshot-every 10 \
+    --output "$tmp/$prec" >"$tmp/first.out" || gs_fail "$prec: first half"
+  resumed=$(gs_mpirun $np nbody $common --steps 20 --restart "$tmp/$prec" | hash_of)
+  [ -n "$whole" ] && [ "$whole" = "$resumed" ] || gs_fail "$prec: 20 steps give '$whole', 10 + restart + 10 give '$resumed'"
+  ls "$tmp/$prec" | grep -q '^snapshot_001' || { ls -l "$tmp/$prec"; gs_fail "$prec: no snapshot"; }
+  echo "ok: $prec on $np GPU(s): 10 + restart + 10 steps = 20 steps, state $whole"
+done
+echo "PASS"
