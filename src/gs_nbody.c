@@ -511,8 +511,8 @@ int gs_nbody_main(struct gs_run *run) {
   free(acc_slice);
   if (run->rank == 0) printf("# simulation with kernel %s\n", gs_nk[job.kernel].name);
   gs_nbody_print_diag_header(&job, job.step0, &d0);
-  long todo = o.steps - job.step0;
-  struct gs_step_times *times = calloc((size_t)(todo > 0 ? todo : 1), sizeof *times);
+  long remaining = o.steps - job.step0;
+  struct gs_step_times *times = calloc((size_t)(remaining > 0 ? remaining : 1), sizeof *times);
   if (!times) GS_DIE(&job.be->where, "calloc", "out of memory");
   long last = gs_nbody_run_steps(&job, times);
   int steps = (int)(last - job.step0);

@@ -143,17 +143,22 @@ void gs_nbody_print_diag_header(const struct gs_nbody_job *job, long step, const
   gs_nbody_print_diag(job, step, d);
 }
 
-/* Should the run stop after this step? A stop signal on any rank, or (rank 0's clock) too little
- * of the wall-clock budget left for another step and a checkpoint. Collective. */
-static int gs_nbody_should_stop(struct gs_nbody_job *job, double slowest_step, double ckpt_cost, int *sig) {
-  int flags[2] = {gs_signal_pending(), 0}, all[2];
-  if (job->run->rank == 0 && job->o->walltime_s > 0) {
-    double left = job->o->walltime_s - (MPI_Wtime() - job->t_start);
-    flags[1] = left < 2 * slowest_step + 2 * ckpt_cost + 1.0;
+/* After a step, one collective decides for every rank: stop (a stop signal on any rank, or, by
+ * rank 0's clock, too little of the wall-clock budget left for another step and a checkpoint;
+ * never after the last step) and checkpoint now (the interval has passed on rank 0's clock). */
+static void gs_nbody_decide(struct gs_nbody_job *job, long step, double slowest_step, double ckpt_cost,
+                            double last_ckpt, int *sig, int *stop, int *interval) {
+  int flags[3] = {gs_signal_pending(), 0, 0}, all[3];
+  if (job->run->rank == 0) {
+    double now = MPI_Wtime();
+    if (job->o->walltime_s > 0)
+      flags[1] = job->o->walltime_s - (now - job->t_start) < 2 * slowest_step + 2 * ckpt_cost + 1.0;
+    flags[2] = job->o->checkpoint_interval > 0 && now - last_ckpt >= 60.0 * job->o->checkpoint_interval;
   }
-  GS_CHECK_MPI(&job->be->where, MPI_Allreduce(flags, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+  GS_CHECK_MPI(&job->be->where, MPI_Allreduce(flags, all, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
   *sig = all[0];
-  return all[0] || all[1];
+  *stop = step < job->o->steps && (all[0] || all[1]);
+  *interval = all[2];
 }
 
 long gs_nbody_run_steps(struct gs_nbody_job *job, struct gs_step_times *times) {
@@ -197,9 +202,8 @@ long gs_nbody_run_steps(struct gs_nbody_job *job, struct gs_step_times *times) {
     if (o->snapshot_every > 0 && (s % o->snapshot_every == 0 || s == o->steps) &&
         gs_nbody_snapshot(job, (int)((s + o->snapshot_every - 1) / o->snapshot_every), s) != GS_OK)
       job->failed = 1;
-    int sig = 0, stop = s < o->steps && gs_nbody_should_stop(job, slowest, ckpt_cost, &sig);
-    int interval = o->checkpoint_interval > 0 && MPI_Wtime() - last_ckpt >= 60.0 * o->checkpoint_interval;
-    GS_CHECK_MPI(&be->where, MPI_Bcast(&interval, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    int sig, stop, interval;
+    gs_nbody_decide(job, s, slowest, ckpt_cost, last_ckpt, &sig, &stop, &interval);
     if (stop || interval || (o->checkpoint_every > 0 && s % o->checkpoint_every == 0)) {
       gs_progress_done(&prog);
       double c0 = MPI_Wtime();
