@@ -63,8 +63,9 @@ struct gs_nbody_job {
 struct gs_nbody_force_args gs_nbody_args(const struct gs_nbody_job *job, int kernel, uint64_t j_first,
                                          uint64_t j_count, int accumulate, int potential);
 
-/* Make sure the force workspace fits args (grows it). */
-void gs_nbody_workspace_fit(struct gs_nbody_job *job, const struct gs_nbody_force_args *a);
+/* Forces for a on queue q: grows the workspace to what a needs (a synchronisation, only the
+ * first time a bigger one is needed), points a at it and launches; empty ranges do nothing. */
+void gs_nbody_forces(struct gs_nbody_job *job, struct gs_nbody_force_args *a, gs_queue *q);
 
 /* Global diagnostics from the device state (collective). With fresh != 0 the potential is
  * evaluated now into a scratch buffer (d_acc keeps its bits); else acc.w must hold it. */

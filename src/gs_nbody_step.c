@@ -22,9 +22,8 @@ struct gs_diag gs_nbody_diagnose(struct gs_nbody_job *job, int fresh) {
     /* The potential off the energy schedule: a separate evaluation into scratch, so the forces
      * that drive the orbits keep exactly the bits an uninterrupted run would have. */
     struct gs_nbody_force_args a = gs_nbody_args(job, job->kernel, 0, job->npad, 0, 1);
-    gs_nbody_workspace_fit(job, &a);
-    a.ws = job->ws, a.ws_bytes = job->wsb, a.acc = job->d_acc2;
-    be->nbody_forces(be, &a, job->qc);
+    a.acc = job->d_acc2;
+    gs_nbody_forces(job, &a, job->qc);
     acc = job->d_acc2;
   }
   if (job->count > 0) {
@@ -62,7 +61,7 @@ static void gs_nbody_piece(struct gs_nbody_job *job, int r, int accumulate, int 
   struct gs_nbody_force_args a = gs_nbody_args(job, job->kernel, (uint64_t)job->displs[r], (uint64_t)job->counts[r],
                                                accumulate, potential);
   be->event_record(be, e0, job->qc);
-  if (a.i_count && a.j_count) be->nbody_forces(be, &a, job->qc);
+  gs_nbody_forces(job, &a, job->qc);
   be->event_record(be, e1, job->qc);
 }
 
@@ -78,7 +77,7 @@ static double gs_nbody_exchange_forces(struct gs_nbody_job *job, int potential, 
     /* Nothing to exchange: forces from all bodies at once. */
     struct gs_nbody_force_args a = gs_nbody_args(job, job->kernel, 0, job->npad, 0, potential);
     be->event_record(be, ev[0], job->qc);
-    if (a.i_count) be->nbody_forces(be, &a, job->qc);
+    gs_nbody_forces(job, &a, job->qc);
     be->event_record(be, ev[1], job->qc);
     be->event_sync(be, ev[1]);
     *forces = be->event_seconds(be, ev[0], ev[1]);
@@ -119,7 +118,7 @@ static double gs_nbody_exchange_forces(struct gs_nbody_job *job, int potential, 
   tx = MPI_Wtime() - t0;
   struct gs_nbody_force_args a = gs_nbody_args(job, job->kernel, 0, job->npad, 0, potential);
   be->event_record(be, ev[0], job->qc);
-  if (a.i_count) be->nbody_forces(be, &a, job->qc);
+  gs_nbody_forces(job, &a, job->qc);
   be->event_record(be, ev[1], job->qc);
   be->event_sync(be, ev[1]);
   *forces = be->event_seconds(be, ev[0], ev[1]);
