@@ -13,39 +13,24 @@
 #define GS_NB_INT_BLOCK 256
 #define GS_NB_INT_THREADS_PER_SM 2048
 
-/* v.xyz += a.xyz * dt, v.w left as it was. */
+/* x.xyz += y.xyz * dt, x.w written back unchanged (one vector store, not three): a kick is
+ * (x, y) = (velocity, acceleration), a drift (position with its mass in w, velocity). */
 template <typename T>
 __global__ void __launch_bounds__(GS_NB_INT_BLOCK)
-gs_nb_kick_kernel(gs_nb_vec_t<T> *__restrict__ vel, const gs_nb_vec_t<T> *__restrict__ acc, uint64_t count, T dt)
+gs_nb_axpy3_kernel(gs_nb_vec_t<T> *__restrict__ x, const gs_nb_vec_t<T> *__restrict__ y, uint64_t count, T dt)
 {
   const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
   for (uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; k < count; k += stride) {
-    gs_nb_vec_t<T> v = vel[k];
-    const gs_nb_vec_t<T> a = acc[k];
-    v.x += a.x * dt;
-    v.y += a.y * dt;
-    v.z += a.z * dt;
-    vel[k] = v;
+    gs_nb_vec_t<T> v = x[k];
+    const gs_nb_vec_t<T> d = y[k];
+    v.x += d.x * dt;
+    v.y += d.y * dt;
+    v.z += d.z * dt;
+    x[k] = v;
   }
 }
 
-/* x.xyz += v.xyz * dt; the mass x.w is written back unchanged (one vector store, not three). */
-template <typename T>
-__global__ void __launch_bounds__(GS_NB_INT_BLOCK)
-gs_nb_drift_kernel(gs_nb_vec_t<T> *__restrict__ pos, const gs_nb_vec_t<T> *__restrict__ vel, uint64_t count, T dt)
-{
-  const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
-  for (uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; k < count; k += stride) {
-    gs_nb_vec_t<T> p = pos[k];
-    const gs_nb_vec_t<T> v = vel[k];
-    p.x += v.x * dt;
-    p.y += v.y * dt;
-    p.z += v.z * dt;
-    pos[k] = p;
-  }
-}
-
-/* Checks shared by both launchers, then the grid: one block per GS_NB_INT_BLOCK bodies, at most
+/* Checks, then the grid: one block per GS_NB_INT_BLOCK bodies, at most
  * as many blocks as the device holds at once (the loop strides over the rest). */
 static cudaError_t gs_nb_int_grid(int precision, const void *out, const void *in, uint64_t count, double dt,
                                   unsigned *grid)
@@ -64,30 +49,27 @@ static cudaError_t gs_nb_int_grid(int precision, const void *out, const void *in
   return cudaSuccess;
 }
 
-extern "C" int gs_cuda_nbody_kick(int precision, void *vel, const void *acc, uint64_t count, double dt, void *stream)
+/* Checks, grid, and the launch in either precision. */
+static int gs_nb_axpy3(int precision, void *x, const void *y, uint64_t count, double dt, void *stream)
 {
   unsigned grid = 0;
-  const cudaError_t e = gs_nb_int_grid(precision, vel, acc, count, dt, &grid);
+  const cudaError_t e = gs_nb_int_grid(precision, x, y, count, dt, &grid);
   if (e != cudaSuccess || grid == 0) return (int)e;
   const cudaStream_t st = (cudaStream_t)stream;
   if (precision == 0)
-    gs_nb_kick_kernel<float><<<grid, GS_NB_INT_BLOCK, 0, st>>>((float4 *)vel, (const float4 *)acc, count, (float)dt);
+    gs_nb_axpy3_kernel<float><<<grid, GS_NB_INT_BLOCK, 0, st>>>((float4 *)x, (const float4 *)y, count, (float)dt);
   else
-    gs_nb_kick_kernel<double><<<grid, GS_NB_INT_BLOCK, 0, st>>>((gs_nb_double4 *)vel, (const gs_nb_double4 *)acc,
-                                                                count, dt);
+    gs_nb_axpy3_kernel<double><<<grid, GS_NB_INT_BLOCK, 0, st>>>((gs_nb_double4 *)x, (const gs_nb_double4 *)y,
+                                                                 count, dt);
   return (int)cudaGetLastError();
+}
+
+extern "C" int gs_cuda_nbody_kick(int precision, void *vel, const void *acc, uint64_t count, double dt, void *stream)
+{
+  return gs_nb_axpy3(precision, vel, acc, count, dt, stream);
 }
 
 extern "C" int gs_cuda_nbody_drift(int precision, void *pos, const void *vel, uint64_t count, double dt, void *stream)
 {
-  unsigned grid = 0;
-  const cudaError_t e = gs_nb_int_grid(precision, pos, vel, count, dt, &grid);
-  if (e != cudaSuccess || grid == 0) return (int)e;
-  const cudaStream_t st = (cudaStream_t)stream;
-  if (precision == 0)
-    gs_nb_drift_kernel<float><<<grid, GS_NB_INT_BLOCK, 0, st>>>((float4 *)pos, (const float4 *)vel, count, (float)dt);
-  else
-    gs_nb_drift_kernel<double><<<grid, GS_NB_INT_BLOCK, 0, st>>>((gs_nb_double4 *)pos, (const gs_nb_double4 *)vel,
-                                                                 count, dt);
-  return (int)cudaGetLastError();
+  return gs_nb_axpy3(precision, pos, vel, count, dt, stream);
 }
