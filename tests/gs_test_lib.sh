@@ -25,3 +25,12 @@ gs_mpirun() {
 
 # gs_gpus: GPUs this machine shows (0 without a driver or in a CPU-only build).
 gs_gpus() { "${GS_GPU_COUNT:?}" 2>/dev/null || echo 0; }
+
+# gs_gpu_ranks: ranks for a GPU test, one per GPU up to 4; exits 77 without a GPU (the reason
+# goes to stderr, since callers capture stdout: np=$(gs_gpu_ranks) || exit 77).
+gs_gpu_ranks() {
+  n=$(gs_gpus)
+  [ "$n" -gt 0 ] || { echo "SKIP: no GPU visible" >&2; exit 77; }
+  [ "$n" -gt 4 ] && n=4
+  echo "$n"
+}

@@ -2,10 +2,7 @@
 # On a GPU machine: each rank gets its own GPU (distinct PCI bus ids) on up to 4 ranks, and
 # more ranks than GPUs is refused unless --gpu-share. Skips without a GPU.
 . "$GS_TEST_LIB"
-ngpu=$(gs_gpus)
-[ "$ngpu" -gt 0 ] || gs_skip "no GPU visible"
-np=$ngpu
-[ "$np" -gt 4 ] && np=4
+np=$(gs_gpu_ranks) || exit 77
 out=$(gs_mpirun $np info --backend cuda) || gs_fail "info on $np ranks: exit $?"
 echo "$out"
 echo "$out" | grep -q '^# backend: cuda' || gs_fail "not on the CUDA backend"

@@ -2,10 +2,7 @@
 # gpusim nbody on the GPU: every kernel verified in both precisions, on every GPU of the machine
 # (up to 4 ranks), overlap on and off giving the same energies. Skips without a GPU.
 . "$GS_TEST_LIB"
-ngpu=$(gs_gpus)
-[ "$ngpu" -gt 0 ] || gs_skip "no GPU visible"
-np=$ngpu
-[ "$np" -gt 4 ] && np=4
+np=$(gs_gpu_ranks) || exit 77
 for prec in single double; do
   for n in 1000 20000; do
     out=$(gs_mpirun $np nbody --backend cuda --n $n --steps 10 --precision $prec --iters 1) || { echo "$out"; gs_fail "$prec n=$n: exit $?"; }

@@ -3,10 +3,7 @@
 # in both precisions, with the overlapped exchange on every GPU of the machine (up to 4 ranks);
 # and a snapshot is written. Skips without a GPU.
 . "$GS_TEST_LIB"
-ngpu=$(gs_gpus)
-[ "$ngpu" -gt 0 ] || gs_skip "no GPU visible"
-np=$ngpu
-[ "$np" -gt 4 ] && np=4
+np=$(gs_gpu_ranks) || exit 77
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 common="--backend cuda --n 20000 --iters 1 --kernel jsplit --energy-every 5"

@@ -3,10 +3,7 @@
 # to 4 ranks), with --source host too. Skips without a GPU. (The kernels themselves, at odd and
 # > 2^31 sizes, are tested by test_gpu_reduce.)
 . "$GS_TEST_LIB"
-ngpu=$(gs_gpus)
-[ "$ngpu" -gt 0 ] || gs_skip "no GPU visible"
-np=$ngpu
-[ "$np" -gt 4 ] && np=4
+np=$(gs_gpu_ranks) || exit 77
 common="--backend cuda --iters 3 --warmup 1"
 for t in int float double; do
   for op in sum min max; do
