@@ -25,6 +25,9 @@ static const struct {
 };
 
 const char *gs_reduce_kernel_name(int k) { return k > 0 && k < GS_RK_LAST ? gs_rk[k].name : "?"; }
+const char *gs_reduce_type_name(enum gs_dtype t) { return t == GS_DTYPE_INT32 ? "int" : t == GS_DTYPE_FLOAT ? "float" : "double"; }
+const char *gs_reduce_op_name(enum gs_op op) { return op == GS_OP_SUM ? "sum" : op == GS_OP_MIN ? "min" : "max"; }
+
 const char *gs_reduce_kernel_title(int k) { return k > 0 && k < GS_RK_LAST ? gs_rk[k].title : "?"; }
 
 int gs_reduce_kernel_mask(const char *list, unsigned *mask, struct gs_msg *msg) {
@@ -221,8 +224,7 @@ static void gs_reduce_device(struct gs_reduce_job *job, unsigned mask) {
                          .efficiency = bw_peak > 0 ? agg / (bw_peak * run->size) : -1};
     snprintf(row.kernel, sizeof row.kernel, "%s", gs_rk[k].name);
     snprintf(row.params, sizeof row.params, "type=%s;op=%s;source=device;block=%d;check=%s;copy_ceiling_GBps=%.1f",
-             job->t == GS_DTYPE_INT32 ? "int" : job->t == GS_DTYPE_FLOAT ? "float" : "double",
-             job->op == GS_OP_SUM ? "sum" : job->op == GS_OP_MIN ? "min" : "max", job->o->block, ok_all ? "OK" : "FAILED",
+             gs_reduce_type_name(job->t), gs_reduce_op_name(job->op), job->o->block, ok_all ? "OK" : "FAILED",
              ceiling / 1e9);
     gs_report_add(&job->rep, &row);
     for (int r = 0; run->size > 1 && r < run->size; r++) {
@@ -306,8 +308,7 @@ int gs_reduce_main(struct gs_run *run) {
   GS_CHECK_MPI(&run->be.where, MPI_Allreduce(&abs_local, &abs_sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
   gs_reduce_verification_setup(&job, abs_sum);
 
-  const char *tname = job.t == GS_DTYPE_INT32 ? "int" : job.t == GS_DTYPE_FLOAT ? "float" : "double";
-  const char *oname = job.op == GS_OP_SUM ? "sum" : job.op == GS_OP_MIN ? "min" : "max";
+  const char *tname = gs_reduce_type_name(job.t), *oname = gs_reduce_op_name(job.op);
   if (run->rank == 0) {
     gs_report_header(stdout, run, &job.rep, all);
     printf("# reduce: %s %s of %llu elements over %d rank(s) (%llu per rank%s, %.3f GB per rank), block %d, "

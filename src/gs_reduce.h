@@ -17,6 +17,9 @@ struct gs_run;
 const char *gs_reduce_kernel_name(int k);
 /* A longer description for tables ("interleaved %", ...). */
 const char *gs_reduce_kernel_title(int k);
+/* "int", "float", "double"; "sum", "min", "max" (the --type and --op spellings). */
+const char *gs_reduce_type_name(enum gs_dtype t);
+const char *gs_reduce_op_name(enum gs_op op);
 /* Parse "all" or a comma list of ids and names into a bit mask (bit k = kernel id k). */
 int gs_reduce_kernel_mask(const char *list, unsigned *mask, struct gs_msg *msg);
 

@@ -99,8 +99,7 @@ static void gs_stream_row(struct gs_stream *s, const char *kernel, const char *w
                        .value = gbs * run->size, .unit = "GB/s", .efficiency = gbs / pinned};
   snprintf(row.kernel, sizeof row.kernel, "%s", kernel);
   snprintf(row.params, sizeof row.params, "type=%s;op=%s;source=host;path=%s;streams=%d;chunk=%llu;check=%s",
-           job->t == GS_DTYPE_INT32 ? "int" : job->t == GS_DTYPE_FLOAT ? "float" : "double",
-           job->op == GS_OP_SUM ? "sum" : job->op == GS_OP_MIN ? "min" : "max", what, s->nq,
+           gs_reduce_type_name(job->t), gs_reduce_op_name(job->op), what, s->nq,
            (unsigned long long)s->chunk, check);
   gs_report_add(&job->rep, &row);
 }
