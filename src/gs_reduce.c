@@ -245,16 +245,13 @@ static void gs_reduce_device(struct gs_reduce_job *job, unsigned mask) {
   be->free_device(be, d_in);
 }
 
-/* Set the accumulator's MPI type and op, and the verification tolerance. */
-static void gs_reduce_verification_setup(struct gs_reduce_job *job, double abs_sum) {
-  job->mpi_type = job->t == GS_DTYPE_INT32 ? MPI_INT64_T : MPI_DOUBLE;
-  job->mpi_op = job->op == GS_OP_SUM ? MPI_SUM : job->op == GS_OP_MIN ? MPI_MIN : MPI_MAX;
-  /* Inputs lie on a 2^-20 grid in [-1, 1]: every double partial sum of up to 2^33 of them is
-   * exact, so any order gives the reference exactly. Past that, the classical worst-case bound
-   * for any summation order in double: (n - 1) * 2^-53 * sum |x|. */
-  job->tol = 0;
+/* The allowed |result - reference|. Inputs lie on a 2^-20 grid in [-1, 1]: every double
+ * partial sum of up to 2^33 of them is exact, so any order gives the reference exactly. Past
+ * that, the classical worst-case bound for any summation order in double: (n - 1) 2^-53 sum|x|. */
+static double gs_reduce_tolerance(const struct gs_reduce_job *job, double abs_sum) {
   if (job->t != GS_DTYPE_INT32 && job->op == GS_OP_SUM && job->total > ((uint64_t)1 << 33))
-    job->tol = (double)(job->total - 1) * ldexp(1.0, -53) * abs_sum;
+    return (double)(job->total - 1) * ldexp(1.0, -53) * abs_sum;
+  return 0;
 }
 
 int gs_reduce_main(struct gs_run *run) {
@@ -303,10 +300,12 @@ int gs_reduce_main(struct gs_run *run) {
   gs_reduce_fill(job.h_in, job.t, job.first, job.n, job.o->seed);
   double abs_local = 0, abs_sum = 0;
   job.ref_local = gs_reduce_reference(job.h_in, job.t, job.op, job.n, &abs_local);
-  gs_reduce_verification_setup(&job, 0);
+  /* The accumulator's MPI type and op combine the ranks' results. */
+  job.mpi_type = job.t == GS_DTYPE_INT32 ? MPI_INT64_T : MPI_DOUBLE;
+  job.mpi_op = job.op == GS_OP_SUM ? MPI_SUM : job.op == GS_OP_MIN ? MPI_MIN : MPI_MAX;
   GS_CHECK_MPI(&run->be.where, MPI_Allreduce(&job.ref_local, &job.ref_global, 1, job.mpi_type, job.mpi_op, MPI_COMM_WORLD));
   GS_CHECK_MPI(&run->be.where, MPI_Allreduce(&abs_local, &abs_sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
-  gs_reduce_verification_setup(&job, abs_sum);
+  job.tol = gs_reduce_tolerance(&job, abs_sum);
 
   const char *tname = gs_reduce_type_name(job.t), *oname = gs_reduce_op_name(job.op);
   if (run->rank == 0) {
