@@ -63,10 +63,11 @@ gs_have() { "$GPUSIM" "$1" --help >/dev/null 2>&1; }
 # Graceful stop: Grid Engine sends USR1 at a soft limit (-l s_rt=, where the site allows it)
 # and, with -notify, USR1/USR2 before suspending/killing; "qsig"-style signals from the site
 # reach this shell. The trap forwards USR1 to mpirun, which passes it on to every rank.
-# gpusim nbody's checkpointing will use it: a rank that gets USR1 writes a checkpoint and stops
-# cleanly. No gpusim subcommand handles USR1 yet (its default action would kill the ranks), so
-# with GPUSIM_FORWARD_USR1=auto it is only forwarded to a subcommand whose --help mentions
-# USR1; yes always forwards it, no never does.
+# gpusim nbody then finishes its current step, writes a checkpoint, says how to resume and
+# exits 0. A subcommand without a handler (gpusim reduce) would be killed by USR1's default
+# action, so with GPUSIM_FORWARD_USR1=auto the signal is only forwarded to a subcommand whose
+# --help mentions USR1; yes always forwards it, no never does. Not forwarded, it is logged and
+# the job runs on.
 gs_child=
 gs_forward=no
 gs_usr1() {
@@ -75,7 +76,7 @@ gs_usr1() {
   elif [ "$gs_forward" = yes ]; then
     kill -USR1 "$gs_child" 2>/dev/null && gs_log "USR1: forwarded to mpirun (graceful stop)"
   else
-    gs_log "USR1: not forwarded (this gpusim has no graceful stop for it yet)"
+    gs_log "USR1: not forwarded (no graceful stop for it in this subcommand)"
   fi
 }
 trap gs_usr1 USR1

@@ -221,6 +221,27 @@ while [ ! -e "\$d/go" ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
 exec "$GPUSIM" "\$@"
 EOF
 chmod +x "$tmp/fake-gpusim"
+# Does this mpiexec pass USR1 on to its ranks? Open MPI's does by default (4.1.4 on Debian), but
+# on the lent GPU machine (Debian's 4.1.6 in a container) it did not, for no reason we found:
+# there only the scripts' side of the signal is checked.
+cat >"$tmp/usr1-probe" <<EOF
+#!/bin/sh
+r=\$OMPI_COMM_WORLD_RANK
+trap 'touch "$tmp/probe.\$r"' USR1
+touch "$tmp/probe-up.\$r"
+i=0
+while [ ! -e "$tmp/probe.\$r" ] && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i + 1)); done
+EOF
+chmod +x "$tmp/usr1-probe"
+"$MPIEXEC" $GS_MPIFLAGS -n 2 "$tmp/usr1-probe" &
+probe=$!
+for i in $(seq 300); do [ -e "$tmp/probe-up.0" ] && [ -e "$tmp/probe-up.1" ] && break; sleep 0.1; done
+kill -USR1 $probe
+wait $probe
+if [ -e "$tmp/probe.0" ] && [ -e "$tmp/probe.1" ]; then passes_usr1=yes; else
+  passes_usr1=no
+  echo "note: $MPIEXEC does not pass USR1 on to its ranks here: only the scripts' side is checked"
+fi
 usr1() { # usr1 NAME FORWARD VARS SCRIPT
   local d=$tmp/$1 i
   mkdir -p "$d"
@@ -232,7 +253,9 @@ usr1() { # usr1 NAME FORWARD VARS SCRIPT
   for i in $(seq 300); do [ -e "$d/started.0" ] && [ -e "$d/started.1" ] && break; sleep 0.1; done
   kill -USR1 $pid
   for i in $(seq 100); do
-    if [ "$2" = yes ]; then [ -e "$d/usr1.0" ] && [ -e "$d/usr1.1" ] && break
+    if [ "$2" = yes ]; then
+      if [ $passes_usr1 = yes ]; then [ -e "$d/usr1.0" ] && [ -e "$d/usr1.1" ] && break
+      else grep -q 'USR1: forwarded to' "$d/log" && break; fi
     else grep -q 'USR1: not forwarded' "$d/log" && break; fi
     sleep 0.1
   done
@@ -242,8 +265,12 @@ usr1() { # usr1 NAME FORWARD VARS SCRIPT
   cat "$d/log"
   [ $rc = 0 ] || gs_fail "$1: exit status $rc after USR1"
   if [ "$2" = yes ]; then
-    [ -e "$d/usr1.0" ] && [ -e "$d/usr1.1" ] || gs_fail "$1: USR1 did not reach both ranks"
     grep -q 'USR1: forwarded to' "$d/log" || gs_fail "$1: no 'forwarded' line"
+    if [ $passes_usr1 = no ]; then
+      echo "ok: $1: USR1 forwarded to mpiexec (which does not pass it on here)"
+      return
+    fi
+    [ -e "$d/usr1.0" ] && [ -e "$d/usr1.1" ] || gs_fail "$1: USR1 did not reach both ranks"
   else
     ls "$d"/usr1.* >/dev/null 2>&1 && gs_fail "$1: USR1 reached a rank"
     grep -q 'USR1: not forwarded' "$d/log" || gs_fail "$1: no 'not forwarded' line"
