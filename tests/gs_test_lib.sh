@@ -34,3 +34,21 @@ gs_gpu_ranks() {
   [ "$n" -gt 4 ] && n=4
   echo "$n"
 }
+
+# gs_fake_gpusim FILE: write a stand-in gpusim for the USR1 tests. Each rank notes that it
+# started ($GS_FAKE_DIR/started.RANK), waits up to 60 s for $GS_FAKE_DIR/go, noting any USR1
+# that comes (usr1.RANK), then runs the real gpusim; --help goes straight to it.
+gs_fake_gpusim() {
+  cat >"$1" <<EOF
+#!/bin/sh
+case "\$*" in *--help*) exec "$GPUSIM" "\$@" ;; esac
+d=\$GS_FAKE_DIR
+r=\${OMPI_COMM_WORLD_RANK:-\${PMIX_RANK:-\${SLURM_PROCID:-x}}}
+trap 'touch "\$d/usr1.\$r"' USR1
+touch "\$d/started.\$r"
+i=0
+while [ ! -e "\$d/go" ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
+exec "$GPUSIM" "\$@"
+EOF
+  chmod +x "$1"
+}

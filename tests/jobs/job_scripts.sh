@@ -209,18 +209,7 @@ done
 
 # USR1 (qsig -s USR1 on PBS; s_rt or -notify on Grid Engine) while the ranks run: forwarded to
 # mpiexec and on to the ranks when asked, else logged only. A stand-in gpusim waits for "go".
-cat >"$tmp/fake-gpusim" <<EOF
-#!/bin/sh
-case "\$*" in *--help*) exec "$GPUSIM" "\$@" ;; esac
-d=\$GS_FAKE_DIR
-r=\${OMPI_COMM_WORLD_RANK:-x}
-trap 'touch "\$d/usr1.\$r"' USR1
-touch "\$d/started.\$r"
-i=0
-while [ ! -e "\$d/go" ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
-exec "$GPUSIM" "\$@"
-EOF
-chmod +x "$tmp/fake-gpusim"
+gs_fake_gpusim "$tmp/fake-gpusim"
 # Does this mpiexec pass USR1 on to its ranks? Open MPI's does by default (4.1.4 on Debian), but
 # on the lent GPU machine (Debian's 4.1.6 in a container) it did not, for no reason we found:
 # there only the scripts' side of the signal is checked.

@@ -309,20 +309,8 @@ grep -q '^\[4/4\] weak P=2 repeat 1: ok' "$log" || fail "scaling: sweep.py progr
 echo "ok: scaling.sbatch ran sweep.py with srun"
 
 # ---- USR1: what --signal=B:USR1@120 delivers, sent here with scancel --batch ----
-# A stand-in gpusim notes that its rank started, waits (up to 60 s) for the test to say go,
-# noting any USR1 that comes, then runs the real gpusim.
-cat >"$T/fake-gpusim" <<EOF
-#!/bin/sh
-case "\$*" in *--help*) exec "$GPUSIM" "\$@" ;; esac
-d=\$GS_FAKE_DIR
-r=\${OMPI_COMM_WORLD_RANK:-\${PMIX_RANK:-\${SLURM_PROCID:-x}}}
-trap 'touch "\$d/usr1.\$r"' USR1
-touch "\$d/started.\$r"
-i=0
-while [ ! -e "\$d/go" ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
-exec "$GPUSIM" "\$@"
-EOF
-chmod +x "$T/fake-gpusim"
+# A stand-in gpusim (gs_fake_gpusim) waits for the test to say go, noting any USR1.
+gs_fake_gpusim "$T/fake-gpusim"
 usr1_submit() { # usr1_submit NAME LAUNCHER FORWARD
   mkdir -p "$T/work/$1.d"
   submit "$1" reduce_1node.sbatch GPUSIM="$T/fake-gpusim" GS_FAKE_DIR="$T/work/$1.d" \
