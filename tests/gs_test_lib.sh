@@ -23,6 +23,15 @@ gs_mpirun() {
   timeout "${GS_TIMEOUT:-300}" "$MPIEXEC" $GS_MPIFLAGS -n "$np" "$GPUSIM" "$@"
 }
 
+# gs_verified OUTPUT WHAT [ROWS]: a gpusim run's OUTPUT says "verification: OK" (and, with ROWS,
+# has that many kernel rows checked OK); else it is shown and the test fails.
+gs_verified() {
+  echo "$1" | grep -q '^# verification: OK' || { echo "$1"; gs_fail "$2: not verified"; }
+  [ -z "${3:-}" ] && return 0
+  rows=$(echo "$1" | grep -v '^#' | grep -cE ' OK$')
+  [ "$rows" = "$3" ] || { echo "$1"; gs_fail "$2: $rows verified kernel rows, want $3"; }
+}
+
 # gs_gpus: GPUs this machine shows (0 without a driver or in a CPU-only build).
 gs_gpus() { "${GS_GPU_COUNT:?}" 2>/dev/null || echo 0; }
 

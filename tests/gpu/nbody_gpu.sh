@@ -6,9 +6,7 @@ np=$(gs_gpu_ranks) || exit 77
 for prec in single double; do
   for n in 1000 20000; do
     out=$(gs_mpirun $np nbody --backend cuda --n $n --steps 10 --precision $prec --iters 1) || { echo "$out"; gs_fail "$prec n=$n: exit $?"; }
-    echo "$out" | grep -q '^# verification: OK' || { echo "$out"; gs_fail "$prec n=$n not verified"; }
-    rows=$(echo "$out" | grep -v '^#' | grep -cE ' OK$')
-    [ "$rows" = 8 ] || { echo "$out"; gs_fail "$prec n=$n: $rows verified kernel rows, want 8"; }
+    gs_verified "$out" "$prec n=$n" 8
     echo "ok: $prec n=$n on $np GPU(s)"
   done
 done

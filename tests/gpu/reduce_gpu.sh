@@ -8,13 +8,11 @@ common="--backend cuda --iters 3 --warmup 1"
 for t in int float double; do
   for op in sum min max; do
     out=$(gs_mpirun $np reduce $common --n 1000003 --type $t --op $op) || { echo "$out"; gs_fail "$t $op: exit $?"; }
-    echo "$out" | grep -q '^# verification: OK' || { echo "$out"; gs_fail "$t $op not verified"; }
-    rows=$(echo "$out" | grep -v '^#' | grep -cE ' OK$')
-    [ "$rows" = 10 ] || { echo "$out"; gs_fail "$t $op: $rows verified kernel rows, want 10"; }
+    gs_verified "$out" "$t $op" 10
     echo "ok: $t $op on $np GPU(s)"
   done
 done
 out=$(gs_mpirun $np reduce $common --source host --n 2^24 --chunk 2^20) || gs_fail "--source host: exit $?"
 echo "$out"
-echo "$out" | grep -q '^# verification: OK' || gs_fail "--source host not verified"
+gs_verified "$out" "--source host"
 echo "PASS"

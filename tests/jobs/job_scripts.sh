@@ -196,7 +196,7 @@ for s in pbs/nbody.pbs tsubame/nbody.sh; do
     rc=$?
     echo "$out" | tail -5
     [ $rc = 0 ] || gs_fail "$s: exit status $rc"
-    echo "$out" | grep -q '^# verification: OK' || gs_fail "$s: not verified"
+    gs_verified "$out" "$s"
     echo "$out" | grep -q -- '--n 256 --steps 2' || gs_fail "$s: NBODY_N/NBODY_STEPS not passed on"
   else
     out=$(env "${V[@]}" timeout 120 bash "$jobs/$s" 2>&1)

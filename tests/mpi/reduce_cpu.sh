@@ -9,7 +9,7 @@ for t in int float double; do
     ref1=""
     for np in 1 2 4; do
       out=$(gs_mpirun $np reduce $common --total 100003 --type $t --op $op) || { echo "$out"; gs_fail "$t $op np=$np: exit $?"; }
-      echo "$out" | grep -q '^# verification: OK' || { echo "$out"; gs_fail "$t $op np=$np: not verified"; }
+      gs_verified "$out" "$t $op np=$np"
       ref=$(echo "$out" | sed -n 's/^# reference: .* = \([^ ]*\) .*/\1/p')
       [ -n "$ref" ] || gs_fail "$t $op np=$np: no reference line"
       [ -z "$ref1" ] && ref1=$ref
@@ -21,12 +21,12 @@ done
 # Tiny and odd sizes per rank.
 for n in 1 31 33 1000; do
   out=$(gs_mpirun 2 reduce $common --n $n) || gs_fail "n=$n: exit $?"
-  echo "$out" | grep -q '^# verification: OK' || gs_fail "n=$n not verified"
+  gs_verified "$out" "n=$n"
 done
 # The streamed host path (chunks over queues) and its contrasts, on 2 ranks.
 out=$(gs_mpirun 2 reduce $common --source host --n 100000 --chunk 4096 --streams 3 --type float)
 echo "$out"
-echo "$out" | grep -q '^# verification: OK' || gs_fail "--source host not verified"
+gs_verified "$out" "--source host"
 [ "$(echo "$out" | grep -c 'pipeline: chunks over streams.*OK$')" = 1 ] || gs_fail "--source host: no pipeline row"
 # A wrong result prints FAILED and exits 1 (test hook corrupts the last rank's result).
 export GPUSIM_TEST_CORRUPT_RESULT=1
