@@ -75,6 +75,8 @@ struct gs_nbody_force_args {
   double G, eps2, cut2;  /* gravitational constant, softening^2, cutoff^2 */
   void *ws;              /* device workspace (jsplit partials), zeroed once by the caller */
   size_t ws_bytes;
+  int (*stop)(void);     /* NULL, or nonzero once the work may be abandoned (a stop request): the
+                            host backend checks it between bodies; device kernels ignore it */
 };
 
 /* Workspace bytes that a force evaluation with these arguments needs (0 for most kernels). */

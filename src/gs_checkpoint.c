@@ -1,12 +1,16 @@
 /* gs_checkpoint.c: checkpoint files. Rank 0 writes one file per checkpoint (positions are on
  * every rank, velocities and accelerations are gathered first), so a restart may use any rank
  * count. The accelerations are stored too: the first half-kick after a restart must use the
- * very bits the uninterrupted run would have used. */
+ * very bits the uninterrupted run would have used. Nothing here deletes or replaces a file that
+ * the calling run did not write, and only names of the checkpoint_<step>.gsck form are opened. */
 #define _POSIX_C_SOURCE 200809L
 #include "gs_checkpoint.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +45,18 @@ static int gs_checkpoint_put(int fd, const void *buf, size_t len) {
   return 0;
 }
 
-/* The file the manifest in dir names, or "" (into name, size bytes). */
+int gs_checkpoint_name_step(const char *name, uint64_t *step) {
+  static const char pre[] = "checkpoint_", suf[] = ".gsck";
+  if (strncmp(name, pre, sizeof pre - 1) != 0) return 0;
+  const char *d = name + sizeof pre - 1;
+  size_t digits = strspn(d, "0123456789");
+  if (digits < 9 || digits > 18 || strcmp(d + digits, suf) != 0) return 0;
+  *step = strtoull(d, NULL, 10);
+  return 1;
+}
+
+/* The file the manifest in dir names, or "" (into name, size bytes); a name that is not a
+ * checkpoint file's own (a path, "..", anything else) counts as none. */
 static void gs_checkpoint_manifest_file(const char *dir, char *name, size_t size) {
   char path[4096];
   snprintf(path, sizeof path, "%s/checkpoint.json", dir);
@@ -49,32 +64,173 @@ static void gs_checkpoint_manifest_file(const char *dir, char *name, size_t size
   char *m = gs_file_read(path, NULL);
   if (!m) return;
   char *f = strstr(m, "\"file\": \"");
+  uint64_t step;
   if (f) {
     f += 9;
     size_t len = strcspn(f, "\"");
     if (len < size) memcpy(name, f, len), name[len] = 0;
+    if (!gs_checkpoint_name_step(name, &step)) name[0] = 0;
   }
   free(m);
 }
 
-int gs_checkpoint_write(const char *dir, struct gs_ckpt_header *h, const void *pos, const void *vel, const void *acc,
-                        struct gs_msg *msg) {
-  size_t part = (size_t)h->npad * (h->precision ? 32 : 16);
-  memcpy(h->magic, GS_CKPT_MAGIC, 8);
-  h->version = 1;
-  h->header_bytes = sizeof *h;
-  h->payload_bytes = 3 * (uint64_t)part;
-  h->payload_sum = gs_checkpoint_hash(gs_checkpoint_hash(gs_checkpoint_hash(GS_FNV_OFFSET, pos, part), vel, part), acc, part);
-  h->header_sum = gs_checkpoint_header_sum(*h);
-  if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-    gs_error_msg(msg, "checkpoint: cannot create %s: %s", dir, strerror(errno));
-    return -1;
+int gs_checkpoint_validate(const struct gs_ckpt_header *h, struct gs_msg *msg) {
+  const uint64_t tile = GS_CKPT_TILE;
+  if (h->n < 1 || h->n > GS_CKPT_MAX_N)
+    return gs_error_msg(msg, "field n = %llu is not a body count of 1..2^31", (unsigned long long)h->n);
+  if (h->npad != (h->n + tile - 1) / tile * tile)
+    return gs_error_msg(msg, "field npad = %llu is not n = %llu padded to whole tiles of %llu bodies",
+                        (unsigned long long)h->npad, (unsigned long long)h->n, (unsigned long long)tile);
+  if (h->precision != 0 && h->precision != 1)
+    return gs_error_msg(msg, "field precision = %d is neither 0 (single) nor 1 (double)", h->precision);
+  if (h->law != 0 && h->law != 1) return gs_error_msg(msg, "field law = %d is not a known force law", h->law);
+  if (h->step > GS_CKPT_MAX_STEP)
+    return gs_error_msg(msg, "field step = %llu is beyond the largest --steps (%d)", (unsigned long long)h->step,
+                        GS_CKPT_MAX_STEP);
+  if (h->ranks < 1) return gs_error_msg(msg, "field ranks = %d is not a rank count", h->ranks);
+  const double pos[] = {h->dt, h->eps, h->G};
+  const char *pname[] = {"dt", "eps", "G"};
+  for (int i = 0; i < 3; i++)
+    if (!(isfinite(pos[i]) && pos[i] > 0)) return gs_error_msg(msg, "field %s = %g is not a finite value > 0", pname[i], pos[i]);
+  if (!(isfinite(h->eps2) && h->eps2 >= 0) || !(isfinite(h->cut2) && h->cut2 >= 0))
+    return gs_error_msg(msg, "fields eps2 = %g, cut2 = %g are not finite values >= 0", h->eps2, h->cut2);
+  if (!isfinite(h->time) || !isfinite(h->e0))
+    return gs_error_msg(msg, "fields time = %g, e0 = %g are not finite", h->time, h->e0);
+  if (!memchr(h->ic, 0, sizeof h->ic) || !h->ic[0]) return gs_error_msg(msg, "field ic is not a name");
+  if (h->payload_bytes != 3 * h->npad * (uint64_t)(h->precision ? 32 : 16))
+    return gs_error_msg(msg, "field payload_bytes = %llu is not 3 x npad x %d", (unsigned long long)h->payload_bytes,
+                        h->precision ? 32 : 16);
+  return GS_OK;
+}
+
+/* Open path for reading only if it is a regular file: a FIFO or a device would block or never
+ * end (O_NONBLOCK keeps the open itself from waiting for a FIFO writer). NULL with msg. */
+static FILE *gs_checkpoint_open(const char *path, struct gs_msg *msg) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK);
+  struct stat st;
+  if (fd < 0) return gs_error_msg(msg, "--restart %s: %s", path, strerror(errno)), NULL;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    gs_error_msg(msg, "--restart %s: not a regular file (a checkpoint file or a directory of them)", path);
+    return NULL;
   }
-  char name[64], path[4096], tmp[4200], old[64];
-  snprintf(name, sizeof name, "checkpoint_%09llu.gsck", (unsigned long long)h->step);
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  FILE *f = fdopen(fd, "rb");
+  if (!f) close(fd), gs_error_msg(msg, "--restart %s: %s", path, strerror(errno));
+  return f;
+}
+
+/* Read and check the header of the open file (magic, version, checksum, every field, size). */
+static int gs_checkpoint_header(FILE *f, const char *file, struct gs_ckpt_header *h, struct gs_msg *msg) {
+  struct stat st;
+  struct gs_msg why;
+  if (fread(h, sizeof *h, 1, f) != 1) return gs_error_msg(msg, "--restart %s: truncated header: not a checkpoint", file);
+  if (memcmp(h->magic, GS_CKPT_MAGIC, 8) != 0) return gs_error_msg(msg, "--restart %s: not a gpusim checkpoint", file);
+  if (h->version != 1 || h->header_bytes != sizeof *h)
+    return gs_error_msg(msg, "--restart %s: checkpoint version %u is not supported", file, h->version);
+  if (gs_checkpoint_header_sum(*h) != h->header_sum)
+    return gs_error_msg(msg, "--restart %s: the header is corrupted (checksum mismatch)", file);
+  if (gs_checkpoint_validate(h, &why) != GS_OK) return gs_error_msg(msg, "--restart %s: bad header: %s", file, why.text);
+  if (fstat(fileno(f), &st) != 0 || (uint64_t)st.st_size != sizeof *h + h->payload_bytes)
+    return gs_error_msg(msg, "--restart %s: the file is %lld bytes, the header says %llu: truncated or padded", file,
+                        (long long)st.st_size, (unsigned long long)(sizeof *h + h->payload_bytes));
+  return GS_OK;
+}
+
+/* The header of dir/name if it is a complete checkpoint (0), else -1. */
+static int gs_checkpoint_peek(const char *dir, const char *name, struct gs_ckpt_header *h) {
+  char file[4200];
+  struct gs_msg msg;
+  snprintf(file, sizeof file, "%s/%s", dir, name);
+  FILE *f = gs_checkpoint_open(file, &msg);
+  if (!f) return -1;
+  int rc = gs_checkpoint_header(f, file, h, &msg) == GS_OK ? 0 : -1;
+  fclose(f);
+  return rc;
+}
+
+int gs_checkpoint_same_run(const struct gs_ckpt_header *a, const struct gs_ckpt_header *b) {
+  return a->n == b->n && a->precision == b->precision && a->law == b->law && a->dt == b->dt && a->eps == b->eps &&
+         a->G == b->G && a->eps2 == b->eps2 && a->cut2 == b->cut2 && a->seed == b->seed && strcmp(a->ic, b->ic) == 0;
+}
+
+int gs_checkpoint_latest(const char *dir, char *name, size_t size, struct gs_ckpt_header *h) {
+  char ref_name[64];
+  struct gs_ckpt_header ref, cand;
+  /* The manifest's checkpoint says which run the directory continues: an --overwrite run may
+   * have written its files beside another run's, and those must not be taken for its own. */
+  gs_checkpoint_manifest_file(dir, ref_name, sizeof ref_name);
+  int have_ref = ref_name[0] && gs_checkpoint_peek(dir, ref_name, &ref) == 0, found = 0;
+  uint64_t best = 0, step;
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (!gs_checkpoint_name_step(e->d_name, &step) || (found && step <= best) || strlen(e->d_name) >= size) continue;
+    if (gs_checkpoint_peek(dir, e->d_name, &cand) != 0 || (have_ref && !gs_checkpoint_same_run(&ref, &cand))) continue;
+    best = step, found = 1, *h = cand;
+    snprintf(name, size, "%s", e->d_name);
+  }
+  closedir(d);
+  return found ? 0 : -1;
+}
+
+/* The temporary name of a checkpoint being written: its writer's host and pid in it, so a later
+ * run can tell a dead writer's leftovers (gs_checkpoint_clean) from a live one's. */
+static void gs_checkpoint_tmp_name(char *out, size_t size, const char *dir, const char *name) {
+  char host[64] = "";
+  gethostname(host, sizeof host - 1);
+  host[strcspn(host, "/")] = 0;
+  snprintf(out, size, "%s/.%s.tmp.%s.%ld", dir, name, host, (long)getpid());
+}
+
+void gs_checkpoint_clean(const char *dir) {
+  char host[64] = "", path[4200];
+  gethostname(host, sizeof host - 1);
+  host[strcspn(host, "/")] = 0;
+  DIR *d = opendir(dir);
+  if (!d) return;
+  for (struct dirent *e; (e = readdir(d));) {
+    char name[64], *tail;
+    uint64_t step;
+    /* .checkpoint_<step>.gsck.tmp.<host>.<pid>: only this host's, and only a pid that is gone. */
+    if (e->d_name[0] != '.' || !(tail = strstr(e->d_name, ".tmp.")) || (size_t)(tail - e->d_name) >= sizeof name) continue;
+    snprintf(name, sizeof name, "%.*s", (int)(tail - e->d_name - 1), e->d_name + 1);
+    tail += 5;
+    size_t hl = strlen(host);
+    if (!gs_checkpoint_name_step(name, &step) || strncmp(tail, host, hl) != 0 || tail[hl] != '.') continue;
+    char *end;
+    long pid = strtol(tail + hl + 1, &end, 10);
+    if (*end || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    unlink(path);
+  }
+  closedir(d);
+}
+
+/* Point dir/checkpoint.json at name (atomically). */
+static int gs_checkpoint_manifest(const char *dir, const char *name, const struct gs_ckpt_header *h, struct gs_msg *msg) {
+  char json[1024], path[4096];
+  int len = snprintf(json, sizeof json,
+                     "{\n  \"format\": \"gpusim checkpoint 1\",\n  \"file\": \"%s\",\n  \"step\": %llu,\n"
+                     "  \"time\": %.17g,\n  \"n\": %llu,\n  \"ranks\": %d,\n  \"precision\": \"%s\",\n"
+                     "  \"dt\": %.17g,\n  \"eps\": %.17g,\n  \"law\": %d,\n  \"ic\": \"%s\",\n  \"seed\": %llu,\n"
+                     "  \"payload_fnv1a64\": \"%016llx\"\n}\n",
+                     name, (unsigned long long)h->step, h->time, (unsigned long long)h->n, h->ranks,
+                     h->precision ? "double" : "single", h->dt, h->eps, h->law, h->ic, (unsigned long long)h->seed,
+                     (unsigned long long)h->payload_sum);
+  snprintf(path, sizeof path, "%s/checkpoint.json", dir);
+  if (gs_file_write_atomic(path, json, (size_t)len) != 0)
+    return gs_error_msg(msg, "checkpoint: writing %s failed: %s", path, strerror(errno)), -1;
+  return 0;
+}
+
+/* Write the file through a temporary name: fsync, then rename (so a crash leaves no torn file). */
+static int gs_checkpoint_file(const char *dir, const char *name, const struct gs_ckpt_header *h, const void *pos,
+                              const void *vel, const void *acc, struct gs_msg *msg) {
+  size_t part = (size_t)h->npad * (h->precision ? 32 : 16);
+  char path[4096], tmp[4400];
   snprintf(path, sizeof path, "%s/%s", dir, name);
-  snprintf(tmp, sizeof tmp, "%s/.%s.tmp", dir, name);
-  gs_checkpoint_manifest_file(dir, old, sizeof old);
+  gs_checkpoint_tmp_name(tmp, sizeof tmp, dir, name);
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   int rc = fd < 0 ? -1 : 0;
   if (rc == 0) rc = gs_checkpoint_put(fd, h, sizeof *h);
@@ -87,28 +243,42 @@ int gs_checkpoint_write(const char *dir, struct gs_ckpt_header *h, const void *p
   if (rc == 0 && rename(tmp, path) != 0) rc = -1, err = errno;
   if (rc != 0) {
     unlink(tmp);
-    gs_error_msg(msg, "checkpoint: writing %s failed: %s", path, strerror(err));
+    return gs_error_msg(msg, "checkpoint: writing %s failed: %s", path, strerror(err)), -1;
+  }
+  return 0;
+}
+
+int gs_checkpoint_write(const char *dir, struct gs_ckpt_header *h, const void *pos, const void *vel, const void *acc,
+                        char prev[GS_CKPT_NAME], struct gs_msg *msg) {
+  size_t part = (size_t)h->npad * (h->precision ? 32 : 16);
+  memcpy(h->magic, GS_CKPT_MAGIC, 8);
+  h->version = 1;
+  h->header_bytes = sizeof *h;
+  h->payload_bytes = 3 * (uint64_t)part;
+  h->payload_sum = gs_checkpoint_hash(gs_checkpoint_hash(gs_checkpoint_hash(GS_FNV_OFFSET, pos, part), vel, part), acc, part);
+  h->header_sum = gs_checkpoint_header_sum(*h);
+  char name[GS_CKPT_NAME];
+  snprintf(name, sizeof name, "checkpoint_%09llu.gsck", (unsigned long long)h->step);
+  if (strcmp(prev, name) == 0) return 0; /* this run wrote this very step already */
+  struct gs_ckpt_header old;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  if (access(path, F_OK) == 0) {
+    /* Not this run's file: keep it. The same step of the same run has the same bits (a restart
+     * that stops before its first step); anything else is not replaced. */
+    if (gs_checkpoint_peek(dir, name, &old) != 0 || !gs_checkpoint_same_run(&old, h) || old.payload_sum != h->payload_sum)
+      return gs_error_msg(msg, "checkpoint: %s exists and was not written by this run: not replaced", path), -1;
+  } else if (gs_checkpoint_file(dir, name, h, pos, vel, acc, msg) != 0) {
     return -1;
   }
-  /* The manifest moves to the new file only now that it is complete; then the old one goes. */
-  char json[1024];
-  int len = snprintf(json, sizeof json,
-                     "{\n  \"format\": \"gpusim checkpoint 1\",\n  \"file\": \"%s\",\n  \"step\": %llu,\n"
-                     "  \"time\": %.17g,\n  \"n\": %llu,\n  \"ranks\": %d,\n  \"precision\": \"%s\",\n"
-                     "  \"dt\": %.17g,\n  \"eps\": %.17g,\n  \"ic\": \"%s\",\n  \"seed\": %llu,\n"
-                     "  \"payload_fnv1a64\": \"%016llx\"\n}\n",
-                     name, (unsigned long long)h->step, h->time, (unsigned long long)h->n, h->ranks,
-                     h->precision ? "double" : "single", h->dt, h->eps, h->ic, (unsigned long long)h->seed,
-                     (unsigned long long)h->payload_sum);
-  snprintf(path, sizeof path, "%s/checkpoint.json", dir);
-  if (gs_file_write_atomic(path, json, (size_t)len) != 0) {
-    gs_error_msg(msg, "checkpoint: writing %s failed: %s", path, strerror(errno));
-    return -1;
-  }
-  if (old[0] && strcmp(old, name) != 0) {
-    snprintf(path, sizeof path, "%s/%s", dir, old);
+  /* The manifest moves to the new file only now that it is complete; then this run's previous
+   * one goes (never a file some other run wrote, whatever a manifest names). */
+  if (gs_checkpoint_manifest(dir, name, h, msg) != 0) return -1;
+  if (prev[0]) {
+    snprintf(path, sizeof path, "%s/%s", dir, prev);
     unlink(path);
   }
+  snprintf(prev, GS_CKPT_NAME, "%s", name);
   return 0;
 }
 
@@ -118,29 +288,19 @@ int gs_checkpoint_read(const char *path, struct gs_ckpt_header *h, void **payloa
   *payload = NULL;
   if (stat(path, &st) != 0) return gs_error_msg(msg, "--restart %s: %s", path, strerror(errno));
   if (S_ISDIR(st.st_mode)) {
-    char name[64];
-    gs_checkpoint_manifest_file(path, name, sizeof name);
-    if (!name[0]) return gs_error_msg(msg, "--restart %s: no readable checkpoint.json manifest in the directory", path);
+    char name[GS_CKPT_NAME];
+    if (gs_checkpoint_latest(path, name, sizeof name, h) != 0)
+      return gs_error_msg(msg, "--restart %s: no complete checkpoint in the directory (no checkpoint_<step>.gsck with a "
+                          "sound header and its full size)", path);
     snprintf(file, sizeof file, "%s/%s", path, name);
   } else {
     snprintf(file, sizeof file, "%s", path);
   }
-  FILE *f = fopen(file, "rb");
-  if (!f) return gs_error_msg(msg, "--restart %s: %s", file, strerror(errno));
-  int status = GS_OK;
-  if (fread(h, sizeof *h, 1, f) != 1) status = gs_error_msg(msg, "--restart %s: truncated header: not a checkpoint", file);
-  else if (memcmp(h->magic, GS_CKPT_MAGIC, 8) != 0) status = gs_error_msg(msg, "--restart %s: not a gpusim checkpoint", file);
-  else if (h->version != 1 || h->header_bytes != sizeof *h)
-    status = gs_error_msg(msg, "--restart %s: checkpoint version %u is not supported", file, h->version);
-  else if (gs_checkpoint_header_sum(*h) != h->header_sum)
-    status = gs_error_msg(msg, "--restart %s: the header is corrupted (checksum mismatch)", file);
-  else if (h->payload_bytes != 3 * h->npad * (uint64_t)(h->precision ? 32 : 16) || h->n > h->npad)
-    status = gs_error_msg(msg, "--restart %s: inconsistent sizes in the header", file);
+  FILE *f = gs_checkpoint_open(file, msg);
+  if (!f) return GS_USAGE;
+  int status = gs_checkpoint_header(f, file, h, msg);
   if (status == GS_OK) {
-    if (fstat(fileno(f), &st) != 0 || (uint64_t)st.st_size != sizeof *h + h->payload_bytes) {
-      status = gs_error_msg(msg, "--restart %s: the file is %lld bytes, the header says %llu: truncated or padded",
-                            file, (long long)st.st_size, (unsigned long long)(sizeof *h + h->payload_bytes));
-    } else if (!(*payload = malloc(h->payload_bytes ? h->payload_bytes : 1))) {
+    if (!(*payload = malloc(h->payload_bytes))) {
       status = gs_error_msg(msg, "--restart %s: out of memory for %llu bytes", file, (unsigned long long)h->payload_bytes);
     } else if (fread(*payload, 1, h->payload_bytes, f) != h->payload_bytes) {
       status = gs_error_msg(msg, "--restart %s: read error", file);
@@ -154,4 +314,21 @@ int gs_checkpoint_read(const char *path, struct gs_ckpt_header *h, void **payloa
     *payload = NULL;
   }
   return status;
+}
+
+int gs_checkpoint_claim(const char *dir, const struct gs_ckpt_header *run, int resuming, struct gs_msg *msg) {
+  char name[GS_CKPT_NAME], path[4200];
+  struct gs_ckpt_header h;
+  if (gs_checkpoint_latest(dir, name, sizeof name, &h) == 0) {
+    if (resuming && gs_checkpoint_same_run(&h, run)) return GS_OK;
+    return gs_error_msg(msg, "--output %s holds %s run's checkpoint (%s: N = %llu, %s, %s precision, seed %llu, step %llu): "
+                        "resume it with --restart %s, choose another --output, or give --overwrite to write beside it",
+                        dir, resuming ? "a different" : "another", name, (unsigned long long)h.n, h.ic,
+                        h.precision ? "double" : "single", (unsigned long long)h.seed, (unsigned long long)h.step, dir);
+  }
+  snprintf(path, sizeof path, "%s/checkpoint.json", dir);
+  if (access(path, F_OK) == 0)
+    return gs_error_msg(msg, "--output %s has a checkpoint.json naming no complete checkpoint: choose another --output, "
+                        "or give --overwrite to write beside it", dir);
+  return GS_OK;
 }

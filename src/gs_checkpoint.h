@@ -10,6 +10,10 @@
 #include "gs_error.h"
 
 #define GS_CKPT_MAGIC "GSCKPT01"
+#define GS_CKPT_TILE 128          /* bodies per tile: npad is n rounded up to it (GS_NBODY_TILE) */
+#define GS_CKPT_MAX_N (1ULL << 31) /* the largest --n */
+#define GS_CKPT_MAX_STEP 100000000 /* the largest --steps */
+#define GS_CKPT_NAME 64            /* room for a checkpoint file's name */
 
 /* What a checkpoint says about the run (little-endian on disk, 512 bytes). */
 struct gs_ckpt_header {
@@ -38,15 +42,40 @@ struct gs_ckpt_header {
 uint64_t gs_checkpoint_hash(uint64_t h, const void *data, size_t len);
 
 /* Write dir/checkpoint_<step>.gsck from h and the three arrays (each h->npad bodies), then
- * point dir/checkpoint.json at it and delete the file the old manifest named. Each file is
- * written to a temporary name, fsynced and renamed, so a crash leaves the last good checkpoint.
- * Fills h's sizes and sums. Returns 0, or -1 with msg. */
+ * point dir/checkpoint.json at it and delete prev, the file this run wrote last ("" if none;
+ * updated to the new name). Nothing else is deleted or replaced: a file of the same name that
+ * this run did not write is kept if it holds the same state, else refused. The file is written
+ * to a temporary name (with host and pid), fsynced and renamed, so a crash leaves the last good
+ * checkpoint. The directory must exist. Fills h's sizes and sums. Returns 0, or -1 with msg. */
 int gs_checkpoint_write(const char *dir, struct gs_ckpt_header *h, const void *pos, const void *vel,
-                        const void *acc, struct gs_msg *msg);
+                        const void *acc, char prev[GS_CKPT_NAME], struct gs_msg *msg);
 
-/* Read the checkpoint at path: a .gsck file, or a directory whose checkpoint.json names one.
- * Checks magic, version, sizes (a truncated file), and both checksums (a corrupted one).
+/* Read the checkpoint at path: a regular .gsck file, or a directory (its newest complete
+ * checkpoint, gs_checkpoint_latest). Checks magic, version, every header field (its meaning,
+ * not just its checksum), sizes (a truncated file), and both checksums (a corrupted one).
  * On success *payload (malloc'd) holds pos | vel | acc. Returns GS_OK, or GS_USAGE with msg. */
 int gs_checkpoint_read(const char *path, struct gs_ckpt_header *h, void **payload, struct gs_msg *msg);
+
+/* Check every header field against its meaning; GS_OK, or GS_USAGE with msg naming the field. */
+int gs_checkpoint_validate(const struct gs_ckpt_header *h, struct gs_msg *msg);
+
+/* Is name a checkpoint file's own name, checkpoint_<9 to 18 digits>.gsck? Its step in *step. */
+int gs_checkpoint_name_step(const char *name, uint64_t *step);
+
+/* Do two headers describe the same run (N, precision, force law and constants, dt, eps, seed, ic)? */
+int gs_checkpoint_same_run(const struct gs_ckpt_header *a, const struct gs_ckpt_header *b);
+
+/* The newest complete checkpoint in dir: the highest step of the checkpoint_<step>.gsck files
+ * with a sound header and their full size, of the run the manifest's file belongs to (if it
+ * names one that is sound), so a file left unreferenced by a crash before the manifest moved
+ * still wins. Its name and header; 0, or -1 if there is none. */
+int gs_checkpoint_latest(const char *dir, char *name, size_t size, struct gs_ckpt_header *h);
+
+/* Before a run writes into dir: GS_OK if dir holds no checkpoint, or (resuming) only the
+ * checkpoints of the run described by `run`; else GS_USAGE with msg (another run's files). */
+int gs_checkpoint_claim(const char *dir, const struct gs_ckpt_header *run, int resuming, struct gs_msg *msg);
+
+/* Delete the temporary files that writers on this host left in dir when they died. */
+void gs_checkpoint_clean(const char *dir);
 
 #endif

@@ -1,8 +1,12 @@
 /* gs_ic.c: initial conditions. Random numbers come from a counter-based generator keyed by
  * (seed, body, draw), so body i is the same on every rank and for every rank count. */
+#define _DEFAULT_SOURCE /* POSIX (fdopen, fstat) and M_PI */
 #include "gs_ic.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,8 +113,18 @@ void gs_ic_uniform(struct gs_bodies *b, uint64_t seed) {
 
 int gs_ic_read(const char *path, struct gs_bodies *b, struct gs_msg *msg) {
   memset(b, 0, sizeof *b);
-  FILE *f = fopen(path, "r");
-  if (!f) return gs_error_msg(msg, "--ic %s: cannot open: %s", path, strerror(errno));
+  /* Only a regular file: a FIFO or a device would block every rank (O_NONBLOCK keeps the open
+   * itself from waiting for a FIFO's writer). */
+  int fd = open(path, O_RDONLY | O_NONBLOCK);
+  struct stat st;
+  if (fd < 0) return gs_error_msg(msg, "--ic %s: cannot open: %s", path, strerror(errno));
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return gs_error_msg(msg, "--ic %s: not a regular file (plummer, disk, uniform or a file of bodies)", path);
+  }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  FILE *f = fdopen(fd, "r");
+  if (!f) return close(fd), gs_error_msg(msg, "--ic %s: cannot open: %s", path, strerror(errno));
   uint64_t cap = 0, n = 0, line = 0;
   char buf[4096];
   int status = GS_OK;

@@ -63,13 +63,13 @@ struct gs_nbody_force_args gs_nbody_args(const struct gs_nbody_job *job, int ker
                                   .i_first = job->first, .i_count = job->count, .j_first = j_first,
                                   .j_count = j_count, .acc = job->d_acc, .accumulate = accumulate,
                                   .potential = potential, .G = job->G, .eps2 = job->eps2, .cut2 = job->cut2,
-                                  .ws = job->ws, .ws_bytes = job->wsb};
+                                  .ws = job->ws, .ws_bytes = job->wsb, .stop = job->stop};
   return a;
 }
 
 void gs_nbody_forces(struct gs_nbody_job *job, struct gs_nbody_force_args *a, gs_queue *q) {
   const struct gs_backend *be = job->be;
-  if (!a->i_count || !a->j_count) return;
+  if (!a->i_count || !a->j_count || (a->stop && a->stop())) return; /* nothing, or abandoned */
   size_t need = be->nbody_workspace(be, a);
   if (need > job->wsb) {
     be->queue_sync(be, job->qc); /* the workspace is only ever used on the compute queue */
@@ -242,6 +242,10 @@ static void gs_nbody_alloc(struct gs_nbody_job *job) {
   job->rwsb = be->reduce_workspace(be, job->rkernel, GS_DTYPE_DOUBLE, GS_OP_SUM, job->count ? job->count : 1, 256);
   job->rws = job->rwsb ? be->alloc_device(be, job->rwsb) : NULL;
   if (job->rws) be->zero_device(be, job->rws, job->rwsb, job->qc);
+  /* The state at the start of each step (a device copy): a stop request may abandon a step. */
+  job->d_pos0 = be->alloc_device(be, job->npad * job->esz);
+  job->d_vel0 = be->alloc_device(be, slice);
+  job->d_acc0 = be->alloc_device(be, slice);
 }
 
 /* Fresh bodies into the packed (x, y, z, m) / (vx, vy, vz, 0) layout, and up to the device. */
@@ -289,7 +293,8 @@ static void gs_nbody_load_checkpoint(struct gs_nbody_job *job, const char *paylo
 
 static void gs_nbody_teardown(struct gs_nbody_job *job) {
   const struct gs_backend *be = job->be;
-  void *dev[] = {job->d_pos, job->d_vel, job->d_acc, job->d_acc2, job->d_terms, job->d_sums, job->ws, job->rws};
+  void *dev[] = {job->d_pos, job->d_vel, job->d_acc, job->d_acc2, job->d_terms, job->d_sums, job->ws, job->rws,
+                 job->d_pos0, job->d_vel0, job->d_acc0};
   for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
     if (dev[i]) be->free_device(be, dev[i]);
   for (int e = 0; e < 2 * job->run->size + 2; e++) be->event_destroy(be, job->ev[e]);
@@ -389,6 +394,9 @@ static int gs_nbody_restart(struct gs_nbody_job *job, struct gs_ckpt_header *h, 
              !(strcmp(h->ic, "file") == 0 && strcmp(job->o->ic, "plummer") && strcmp(job->o->ic, "disk") &&
                strcmp(job->o->ic, "uniform")))
       status = gs_error_msg(msg, "--restart %s: the checkpoint started from '%s', --ic says '%s'", path, h->ic, job->o->ic);
+    else if (status == GS_OK && gs_options_given(opt, "seed") && h->seed != job->o->seed)
+      status = gs_error_msg(msg, "--restart %s: the checkpoint's seed is %llu, --seed says %llu", path,
+                            (unsigned long long)h->seed, (unsigned long long)job->o->seed);
     else if (status == GS_OK && (long)h->step >= job->o->steps)
       status = gs_error_msg(msg, "--restart %s: the checkpoint is at step %llu; --steps %d is the step to end at, "
                             "give a larger one", path, (unsigned long long)h->step, job->o->steps);
@@ -417,6 +425,7 @@ static void gs_nbody_adopt(struct gs_nbody_job *job, const struct gs_ckpt_header
   o->dt = h->dt;
   o->eps = h->eps;
   o->precision = h->precision;
+  o->seed = h->seed;
 }
 
 int gs_nbody_main(struct gs_run *run) {
@@ -439,18 +448,13 @@ int gs_nbody_main(struct gs_run *run) {
   struct gs_bodies b = {0};
   struct gs_ckpt_header ck;
   void *payload = NULL, *acc_slice = NULL;
-  if (o.restart[0]) {
-    if (gs_nbody_restart(&job, &ck, &payload, &msg) != GS_OK) {
-      gs_error_report(run->rank, &msg);
-      return GS_USAGE;
-    }
-    gs_nbody_adopt(&job, &ck, &o);
-  } else {
-    if (gs_nbody_bodies(&job, &b, &msg) != GS_OK) {
-      gs_error_report(run->rank, &msg);
-      return GS_USAGE;
-    }
-    job.n = b.n;
+  int status = o.restart[0] ? gs_nbody_restart(&job, &ck, &payload, &msg) : gs_nbody_bodies(&job, &b, &msg);
+  if (status == GS_OK && o.restart[0]) gs_nbody_adopt(&job, &ck, &o);
+  job.n = o.restart[0] ? job.n : b.n;
+  /* The output directory is made and checked before any work, so no step is lost to it. */
+  if (status != GS_OK || gs_nbody_output_prepare(&job, &msg) != GS_OK) {
+    gs_error_report(run->rank, &msg);
+    return GS_USAGE;
   }
   gs_nbody_decompose(&job);
   gs_report_init(&job.rep, run);
@@ -505,9 +509,10 @@ int gs_nbody_main(struct gs_run *run) {
     job.be->queue_sync(job.be, job.qc);
     d0 = gs_nbody_diagnose(&job, 0);
     job.e0 = d0.energy;
-    if (o.snapshot_every > 0 && gs_nbody_snapshot(&job, 0, 0) != GS_OK) job.failed = 1;
+    if (o.snapshot_every > 0 && gs_nbody_snapshot(&job, 0, 0) != GS_OK) job.failed = job.write_failed = 1;
   }
   free(acc_slice);
+  job.de0 = gs_nbody_rel_de(&job, d0.energy);
   if (run->rank == 0) printf("# simulation with kernel %s\n", gs_nk[job.kernel].name);
   gs_nbody_print_diag_header(&job, job.step0, &d0);
   long remaining = o.steps - job.step0;
@@ -558,7 +563,7 @@ int gs_nbody_main(struct gs_run *run) {
     printf("# verification: %s\n", any ? "FAILED" : "OK");
     fflush(stdout);
   }
-  int status = any ? GS_FAILED : GS_OK;
+  status = any ? GS_FAILED : GS_OK;
   if (gs_report_write(&job.rep, run) != GS_OK) status = GS_FAILED;
   GS_CHECK_MPI(&job.be->where, MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD));
   gs_nbody_teardown(&job);

@@ -13,6 +13,7 @@
     const T G = (T)a->G, eps2 = (T)a->eps2, cut2 = (T)a->cut2;                                 \
     _Pragma("omp parallel for schedule(static)")                                               \
     for (uint64_t k = 0; k < a->i_count; k++) {                                                \
+      if (a->stop && a->stop()) continue; /* abandoned: one body's work bounds the wait */     \
       const uint64_t i = a->i_first + k;                                                       \
       const T xi = p[4 * i], yi = p[4 * i + 1], zi = p[4 * i + 2];                             \
       T ax = 0, ay = 0, az = 0, phi = 0;                                                       \

@@ -1,13 +1,21 @@
 /* gs_nbody_io.c: what leaves the GPUs of an N-body run: checkpoints (the whole state, bitwise,
  * on rank 0), snapshots (real bodies in double, each rank its slice) and the state hash that
  * proves a restarted run ends where an uninterrupted one does. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gs_checkpoint.h"
 #include "gs_io.h"
 #include "gs_nbody_job.h"
+
+_Static_assert(GS_NBODY_TILE == GS_CKPT_TILE, "checkpoints check npad against the driver's tile");
 
 void gs_nbody_gather_state(struct gs_nbody_job *job, void **pos, void **vel, void **acc) {
   const struct gs_backend *be = job->be;
@@ -34,6 +42,27 @@ void gs_nbody_gather_state(struct gs_nbody_job *job, void **pos, void **vel, voi
   free(a);
 }
 
+/* What a checkpoint of this run after `step` says about it (sizes and sums come at writing). */
+static void gs_nbody_ckpt_header(const struct gs_nbody_job *job, long step, struct gs_ckpt_header *h) {
+  memset(h, 0, sizeof *h);
+  h->step = (uint64_t)step;
+  h->time = step * job->o->dt;
+  h->n = job->n;
+  h->npad = job->npad;
+  h->precision = job->prec;
+  h->law = job->law;
+  h->ranks = job->run->size;
+  h->kernel = job->kernel;
+  h->dt = job->o->dt;
+  h->eps = job->o->eps;
+  h->G = job->G;
+  h->eps2 = job->eps2;
+  h->cut2 = job->cut2;
+  h->e0 = job->e0;
+  h->seed = job->o->seed;
+  snprintf(h->ic, sizeof h->ic, "%s", job->ic_name);
+}
+
 int gs_nbody_checkpoint(struct gs_nbody_job *job, long step) {
   void *pos, *vel, *acc;
   gs_nbody_gather_state(job, &pos, &vel, &acc);
@@ -41,24 +70,8 @@ int gs_nbody_checkpoint(struct gs_nbody_job *job, long step) {
   int status = GS_OK;
   if (job->run->rank == 0) {
     struct gs_ckpt_header h;
-    memset(&h, 0, sizeof h);
-    h.step = (uint64_t)step;
-    h.time = step * job->o->dt;
-    h.n = job->n;
-    h.npad = job->npad;
-    h.precision = job->prec;
-    h.law = job->law;
-    h.ranks = job->run->size;
-    h.kernel = job->kernel;
-    h.dt = job->o->dt;
-    h.eps = job->o->eps;
-    h.G = job->G;
-    h.eps2 = job->eps2;
-    h.cut2 = job->cut2;
-    h.e0 = job->e0;
-    h.seed = job->o->seed;
-    snprintf(h.ic, sizeof h.ic, "%s", job->ic_name);
-    if (gs_checkpoint_write(job->o->output, &h, pos, vel, acc, &msg) != 0) status = GS_FAILED;
+    gs_nbody_ckpt_header(job, step, &h);
+    if (gs_checkpoint_write(job->o->output, &h, pos, vel, acc, job->ckpt_prev, &msg) != 0) status = GS_FAILED;
   }
   free(pos);
   free(vel);
@@ -111,4 +124,58 @@ uint64_t gs_nbody_state_hash(struct gs_nbody_job *job) {
   free(vel);
   free(acc);
   return h;
+}
+
+double gs_nbody_rel_de(const struct gs_nbody_job *job, double energy) {
+  return job->e0 == 0 ? -1 : fabs(energy - job->e0) / fabs(job->e0);
+}
+
+/* mkdir -p dir (0, or -1 with errno). */
+static int gs_nbody_mkdirs(const char *dir) {
+  char p[4096];
+  if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) return errno = ENAMETOOLONG, -1;
+  for (char *c = p + 1;; c++) {
+    if (*c != '/' && *c) continue;
+    char keep = *c;
+    *c = 0;
+    if (mkdir(p, 0777) != 0 && errno != EEXIST) return -1;
+    if (!(*c = keep)) return 0;
+  }
+}
+
+/* Can a file be created, written, synced and removed in dir? 0, or -1 with errno. */
+static int gs_nbody_probe(const char *dir) {
+  char path[4200], host[64] = "";
+  gethostname(host, sizeof host - 1);
+  host[strcspn(host, "/")] = 0;
+  snprintf(path, sizeof path, "%s/.gpusim-probe.%s.%ld", dir, host, (long)getpid());
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (fd < 0) return -1;
+  char block[4096];
+  memset(block, 0, sizeof block);
+  int rc = write(fd, block, sizeof block) == (ssize_t)sizeof block && fsync(fd) == 0 ? 0 : -1, err = errno;
+  close(fd);
+  unlink(path);
+  errno = err;
+  return rc;
+}
+
+int gs_nbody_output_prepare(struct gs_nbody_job *job, struct gs_msg *msg) {
+  const char *dir = job->o->output;
+  int status = GS_OK;
+  struct stat st;
+  if (job->run->rank == 0) {
+    struct gs_ckpt_header run;
+    gs_nbody_ckpt_header(job, 0, &run);
+    if (gs_nbody_mkdirs(dir) != 0 || stat(dir, &st) != 0)
+      status = gs_error_msg(msg, "--output %s: cannot create the directory: %s", dir, strerror(errno));
+    else if (!S_ISDIR(st.st_mode))
+      status = gs_error_msg(msg, "--output %s: not a directory", dir);
+    else if (gs_nbody_probe(dir) != 0)
+      status = gs_error_msg(msg, "--output %s: cannot write files there: %s", dir, strerror(errno));
+    else if (!job->o->overwrite)
+      status = gs_checkpoint_claim(dir, &run, job->o->restart[0] != 0, msg);
+    if (status == GS_OK) gs_checkpoint_clean(dir);
+  }
+  return gs_error_agree(MPI_COMM_WORLD, &job->be->where, status, msg);
 }

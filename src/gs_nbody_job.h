@@ -57,6 +57,11 @@ struct gs_nbody_job {
   double t_start;            /* MPI_Wtime at the start of the run, for the wall-clock budget */
   struct gs_report rep;
   int failed;
+  void *d_pos0, *d_vel0, *d_acc0; /* the state at the start of the step, to undo an abandoned one */
+  int (*stop)(void);         /* set while a step's forces may be abandoned (gs_signal_pending) */
+  char ckpt_prev[64];        /* the checkpoint file this run wrote last ("" if none) */
+  double de0;                /* |dE/E0| at the first step of this run (-1: undefined, E0 = 0) */
+  int write_failed;          /* a snapshot or checkpoint could not be written: the run stops */
 };
 
 /* Force arguments for this job: targets = this rank's slice, sources [j_first, +j_count). */
@@ -88,6 +93,14 @@ int gs_nbody_checkpoint(struct gs_nbody_job *job, long step);
 
 /* Write snapshot `index` of the state after `step` (collective). Returns GS_OK or GS_FAILED. */
 int gs_nbody_snapshot(struct gs_nbody_job *job, int index, long step);
+
+/* |E - E0| / |E0|, or -1 where it is undefined (E0 = 0: one body, no mass). */
+double gs_nbody_rel_de(const struct gs_nbody_job *job, double energy);
+
+/* Before step 0 (collective): create --output (and its parents), check that it takes files,
+ * refuse another run's checkpoints there unless --overwrite, clean dead writers' temporaries.
+ * Returns the agreed GS_OK, or GS_USAGE with msg. */
+int gs_nbody_output_prepare(struct gs_nbody_job *job, struct gs_msg *msg);
 
 /* FNV-1a 64 of every real body's position and velocity in global order (valid on rank 0). */
 uint64_t gs_nbody_state_hash(struct gs_nbody_job *job);

@@ -125,13 +125,16 @@ static double gs_nbody_exchange_forces(struct gs_nbody_job *job, int potential, 
   return tx;
 }
 
-/* One row of the diagnostics table (rank 0). */
+/* One row of the diagnostics table (rank 0). |dE/E0| is "n/a" where E0 = 0 (one body, no mass). */
 static void gs_nbody_print_diag(const struct gs_nbody_job *job, long step, const struct gs_diag *d) {
   if (job->run->rank != 0) return;
   double p = sqrt(d->p[0] * d->p[0] + d->p[1] * d->p[1] + d->p[2] * d->p[2]);
   double c = sqrt(d->com[0] * d->com[0] + d->com[1] * d->com[1] + d->com[2] * d->com[2]);
-  printf("%8ld %10.5f %14.8f %14.8f %16.9f %11.3e %11.3e %11.3e\n", step, step * job->o->dt, d->kinetic, d->potential,
-         d->energy, fabs(d->energy - job->e0) / fabs(job->e0), p, c);
+  double de = gs_nbody_rel_de(job, d->energy);
+  char dE[16] = "n/a";
+  if (!(de < 0)) snprintf(dE, sizeof dE, "%.3e", de);
+  printf("%8ld %10.5f %14.8f %14.8f %16.9f %11s %11.3e %11.3e\n", step, step * job->o->dt, d->kinetic, d->potential,
+         d->energy, dE, p, c);
   fflush(stdout);
 }
 
@@ -142,84 +145,131 @@ void gs_nbody_print_diag_header(const struct gs_nbody_job *job, long step, const
   gs_nbody_print_diag(job, step, d);
 }
 
-/* After a step, one collective decides for every rank: stop (a stop signal on any rank, or, by
- * rank 0's clock, too little of the wall-clock budget left for another step and a checkpoint;
- * never after the last step) and checkpoint now (the interval has passed on rank 0's clock). */
-static void gs_nbody_decide(struct gs_nbody_job *job, long step, double slowest_step, double ckpt_cost,
-                            double last_ckpt, int *sig, int *stop, int *interval) {
-  int flags[3] = {gs_signal_pending(), 0, 0}, all[3];
+/* What the ranks decide together after a step. */
+struct gs_nbody_verdict {
+  int sig;      /* the stop signal any rank received, 0 if none */
+  int undo;     /* some rank abandoned the step for it: every rank goes back to the step before */
+  int stop;     /* stop now (a signal, or the wall-clock budget); never after the last step */
+  int interval; /* the checkpoint interval has passed (rank 0's clock) */
+};
+
+/* One collective for every rank: stop (a stop signal on any rank, or, by rank 0's clock, too
+ * little of the wall-clock budget left for another step and a checkpoint), undo (a rank saw the
+ * signal before its forces were done, so they may be partial), checkpoint now (the interval). */
+static struct gs_nbody_verdict gs_nbody_decide(struct gs_nbody_job *job, long step, double slowest_step,
+                                               double ckpt_cost, double last_ckpt, int abandoned) {
+  int flags[4] = {gs_signal_pending(), abandoned, 0, 0}, all[4];
   if (job->run->rank == 0) {
     double now = MPI_Wtime();
     if (job->o->walltime_s > 0)
-      flags[1] = job->o->walltime_s - (now - job->t_start) < 2 * slowest_step + 2 * ckpt_cost + 1.0;
-    flags[2] = job->o->checkpoint_interval > 0 && now - last_ckpt >= 60.0 * job->o->checkpoint_interval;
+      flags[2] = job->o->walltime_s - (now - job->t_start) < 2 * slowest_step + 2 * ckpt_cost + 1.0;
+    flags[3] = job->o->checkpoint_interval > 0 && now - last_ckpt >= 60.0 * job->o->checkpoint_interval;
   }
-  GS_CHECK_MPI(&job->be->where, MPI_Allreduce(flags, all, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
-  *sig = all[0];
-  *stop = step < job->o->steps && (all[0] || all[1]);
-  *interval = all[2];
+  GS_CHECK_MPI(&job->be->where, MPI_Allreduce(flags, all, 4, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+  struct gs_nbody_verdict v = {.sig = all[0], .undo = all[1], .interval = all[3]};
+  v.stop = all[1] || (step < job->o->steps && (all[0] || all[2]));
+  return v;
+}
+
+/* Keep the state at the start of a step, device to device (no host round trip); undo puts it
+ * back bit for bit after an abandoned step. Every rank holds every position. */
+static void gs_nbody_keep(struct gs_nbody_job *job, int undo) {
+  const struct gs_backend *be = job->be;
+  void *live[3] = {job->d_pos, job->d_vel, job->d_acc}, *kept[3] = {job->d_pos0, job->d_vel0, job->d_acc0};
+  size_t bytes[3] = {job->npad * job->esz, job->count * job->esz, job->count * job->esz};
+  for (int k = 0; k < 3; k++)
+    if (bytes[k]) be->copy_d2d(be, undo ? live[k] : kept[k], undo ? kept[k] : live[k], bytes[k], job->qc);
+  if (undo) be->queue_sync(be, job->qc);
+}
+
+/* One kick-drift-kick step; forces may be abandoned once a stop signal is pending (then the
+ * state is partial: the caller undoes it). Returns whether a signal was pending by the end. */
+static int gs_nbody_step(struct gs_nbody_job *job, int scheduled, struct gs_step_times *st) {
+  const struct gs_backend *be = job->be;
+  const double dt = job->o->dt;
+  gs_nbody_keep(job, 0);
+  GS_CHECK_MPI(&be->where, MPI_Barrier(MPI_COMM_WORLD));
+  double t0 = MPI_Wtime();
+  if (job->count) {
+    be->nbody_kick(be, job->prec, job->d_vel, job->d_acc, job->count, 0.5 * dt, job->qc);
+    be->nbody_drift(be, job->prec, (char *)job->d_pos + job->first * job->esz, job->d_vel, job->count, dt, job->qc);
+  }
+  double t1 = MPI_Wtime(), forces;
+  job->stop = gs_signal_pending;
+  double exchange = gs_nbody_exchange_forces(job, scheduled, &forces);
+  job->stop = NULL;
+  double core = MPI_Wtime() - t1;
+  if (job->count) be->nbody_kick(be, job->prec, job->d_vel, job->d_acc, job->count, 0.5 * dt, job->qc);
+  be->queue_sync(be, job->qc);
+  st->total = MPI_Wtime() - t0;
+  st->forces = forces;
+  st->exchange = exchange;
+  st->hidden = exchange > 0 ? (forces + exchange - core) / exchange : 0;
+  st->hidden = st->hidden < 0 ? 0 : st->hidden > 1 ? 1 : st->hidden;
+  return gs_signal_pending() != 0;
+}
+
+/* After step s (rank 0): a checkpoint's line and, on a stop, why and what next. */
+static void gs_nbody_say_stop(const struct gs_nbody_job *job, long s, const struct gs_nbody_verdict *v, int ckpt_ok) {
+  const struct gs_nbody_opts *o = job->o;
+  if (job->run->rank != 0) return;
+  const char *why = v->sig ? gs_signal_name(v->sig) : "wall-clock budget nearly spent";
+  if (v->undo) printf("# stop: %s came during step %ld, which was abandoned; the state is that of step %ld\n", why, s + 1, s);
+  if (v->stop && !ckpt_ok)
+    printf("# stopped after step %ld of %d (%s), but its checkpoint could not be written (the error above): nothing "
+           "to resume from in %s/\n", s, o->steps, why, o->output);
+  else if (job->write_failed)
+    printf("# stopped after step %ld of %d: writing to %s/ failed (the error above)\n", s, o->steps, o->output);
+  else
+    printf("# stopped after step %ld of %d (%s): resume with the same options plus --restart %s\n", s, o->steps, why,
+           o->output);
+  fflush(stdout);
+}
+
+/* Diagnostics on the energy schedule and at the end, and snapshots, after step s. */
+static void gs_nbody_outputs(struct gs_nbody_job *job, long s, int scheduled, struct gs_progress *prog, double *de) {
+  const struct gs_nbody_opts *o = job->o;
+  if (scheduled || s == o->steps) {
+    gs_progress_done(prog);
+    struct gs_diag d = gs_nbody_diagnose(job, !scheduled);
+    gs_nbody_print_diag(job, s, &d);
+    *de = gs_nbody_rel_de(job, d.energy);
+    if (!isfinite(d.energy)) job->failed = 1;
+  }
+  if (o->snapshot_every > 0 && (s % o->snapshot_every == 0 || s == o->steps) &&
+      gs_nbody_snapshot(job, (int)((s + o->snapshot_every - 1) / o->snapshot_every), s) != GS_OK)
+    job->failed = job->write_failed = 1;
 }
 
 long gs_nbody_run_steps(struct gs_nbody_job *job, struct gs_step_times *times) {
-  const struct gs_backend *be = job->be;
   const struct gs_nbody_opts *o = job->o;
-  const double dt = o->dt;
   struct gs_progress prog;
   gs_progress_init(&prog, o->progress, job->run->rank, job->step0, o->steps);
-  double slowest = 0, ckpt_cost = 0, last_ckpt = MPI_Wtime(), last_de = -1;
+  double slowest = 0, ckpt_cost = 0, last_ckpt = MPI_Wtime(), de = job->de0;
   long s = job->step0;
-  while (s < o->steps) {
+  while (s < o->steps && !job->write_failed) {
     s++;
     int scheduled = o->energy_every > 0 && s % o->energy_every == 0;
-    GS_CHECK_MPI(&be->where, MPI_Barrier(MPI_COMM_WORLD));
-    double t0 = MPI_Wtime();
-    if (job->count) {
-      be->nbody_kick(be, job->prec, job->d_vel, job->d_acc, job->count, 0.5 * dt, job->qc);
-      be->nbody_drift(be, job->prec, (char *)job->d_pos + job->first * job->esz, job->d_vel, job->count, dt, job->qc);
-    }
-    double t1 = MPI_Wtime(), forces;
-    double exchange = gs_nbody_exchange_forces(job, scheduled, &forces);
-    double core = MPI_Wtime() - t1;
-    if (job->count) be->nbody_kick(be, job->prec, job->d_vel, job->d_acc, job->count, 0.5 * dt, job->qc);
-    be->queue_sync(be, job->qc);
     struct gs_step_times *st = &times[s - job->step0 - 1];
-    st->total = MPI_Wtime() - t0;
-    st->forces = forces;
-    st->exchange = exchange;
-    st->hidden = exchange > 0 ? (forces + exchange - core) / exchange : 0;
-    st->hidden = st->hidden < 0 ? 0 : st->hidden > 1 ? 1 : st->hidden;
+    int abandoned = gs_nbody_step(job, scheduled, st);
     if (st->total > slowest) slowest = st->total;
-
-    /* Diagnostics on the energy schedule, and at the end. */
-    if (scheduled || s == o->steps) {
-      gs_progress_done(&prog);
-      struct gs_diag d = gs_nbody_diagnose(job, !scheduled);
-      gs_nbody_print_diag(job, s, &d);
-      last_de = fabs(d.energy - job->e0) / fabs(job->e0);
-      if (!isfinite(d.energy)) job->failed = 1;
-    }
-    if (o->snapshot_every > 0 && (s % o->snapshot_every == 0 || s == o->steps) &&
-        gs_nbody_snapshot(job, (int)((s + o->snapshot_every - 1) / o->snapshot_every), s) != GS_OK)
-      job->failed = 1;
-    int sig, stop, interval;
-    gs_nbody_decide(job, s, slowest, ckpt_cost, last_ckpt, &sig, &stop, &interval);
-    if (stop || interval || (o->checkpoint_every > 0 && s % o->checkpoint_every == 0)) {
+    struct gs_nbody_verdict v = gs_nbody_decide(job, s, slowest, ckpt_cost, last_ckpt, abandoned);
+    if (v.undo) gs_nbody_keep(job, 1), s--; /* the checkpoint is of the last completed step */
+    else gs_nbody_outputs(job, s, scheduled, &prog, &de);
+    int ckpt_ok = 1;
+    if (!job->write_failed && (v.stop || v.interval || (o->checkpoint_every > 0 && s % o->checkpoint_every == 0))) {
       gs_progress_done(&prog);
       double c0 = MPI_Wtime();
-      if (gs_nbody_checkpoint(job, s) != GS_OK) job->failed = 1;
+      ckpt_ok = gs_nbody_checkpoint(job, s) == GS_OK;
       ckpt_cost = MPI_Wtime() - c0;
       last_ckpt = MPI_Wtime();
-      if (job->run->rank == 0)
-        printf("# checkpoint: step %ld written to %s/ in %.2f s\n", s, o->output, ckpt_cost);
+      if (!ckpt_ok) job->failed = job->write_failed = 1;
+      else if (job->run->rank == 0) printf("# checkpoint: step %ld written to %s/ in %.2f s\n", s, o->output, ckpt_cost);
     }
-    gs_progress_update(&prog, s, s * dt, last_de, (double)job->n * (double)job->n / st->total);
-    if (stop) {
+    if (!v.undo) gs_progress_update(&prog, s, s * o->dt, de, (double)job->n * (double)job->n / st->total);
+    if (v.stop || job->write_failed) {
       gs_progress_done(&prog);
-      if (job->run->rank == 0) {
-        printf("# stopped after step %ld of %d (%s): resume with the same options plus --restart %s\n", s, o->steps,
-               sig ? gs_signal_name(sig) : "wall-clock budget nearly spent", o->output);
-        fflush(stdout);
-      }
+      gs_nbody_say_stop(job, s, &v, ckpt_ok);
       break;
     }
   }

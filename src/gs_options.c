@@ -97,8 +97,11 @@ static const struct gs_opt gs_nbody_table[] = {
     {"walltime", GS_OPT_STRING, GS_O(nbody.walltime), 0, 0, NULL, "HH:MM:SS",
      "wall-clock budget: checkpoint and stop (exit 0) before it runs out"},
     {"restart", GS_OPT_STRING, GS_O(nbody.restart), 0, 0, NULL, "PATH",
-     "resume from a checkpoint file, or the newest in a directory; --steps is the step to end at. "
-     "SIGTERM, SIGINT or SIGUSR1 make a run checkpoint after the current step and exit 0"},
+     "resume from a checkpoint file, or the newest complete one in a directory; --steps is the step to end at. "
+     "SIGTERM, SIGINT or SIGUSR1 make a run checkpoint its last completed step (abandoning the step in progress) "
+     "and exit 0"},
+    {"overwrite", GS_OPT_FLAG, GS_O(nbody.overwrite), 0, 0, NULL, NULL,
+     "write into an --output that holds another run's checkpoint (an error otherwise); its files are kept"},
     {"progress", GS_OPT_CHOICE, GS_O(nbody.progress), 0, 0, "auto|bar|lines|off", "P",
      "progress from rank 0: auto = a bar on a terminal outside a batch job, else plain lines every 10 s or 10% "
      "of the run (default auto)"},

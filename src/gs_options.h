@@ -63,6 +63,7 @@ struct gs_nbody_opts {
   char walltime[32];          /* HH:MM:SS budget ("" = none) */
   double walltime_s;          /* the same in seconds (0 = none) */
   char restart[GS_PATH_MAX];  /* checkpoint file or directory to resume from ("" = none) */
+  int overwrite;              /* write into an --output holding another run's checkpoint */
   int progress;               /* enum gs_progress_mode */
 };
 

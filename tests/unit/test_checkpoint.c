@@ -1,10 +1,14 @@
 /* Checkpoint files: a round trip is exact; the manifest names the newest complete file and the
  * previous one goes only after it; a half-written file (a crash mid-write) leaves the last good
  * checkpoint usable; corrupted, truncated and foreign files are refused with a clear message. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "gs_checkpoint.h"
@@ -45,6 +49,50 @@ static int refused(const char *path, const char *needle) {
   return 1;
 }
 
+/* Copy checkpoint src to dst with its header changed by edit and the header checksum made to
+ * match again (FNV-1a is no signature: anyone can recompute it). */
+static void forge(const char *src, const char *dst, void (*edit)(struct gs_ckpt_header *)) {
+  FILE *f = fopen(src, "rb");
+  struct stat st;
+  stat(src, &st);
+  char *buf = malloc((size_t)st.st_size);
+  if (!f || !buf || fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) abort();
+  fclose(f);
+  struct gs_ckpt_header h;
+  memcpy(&h, buf, sizeof h);
+  edit(&h);
+  h.header_sum = 0;
+  h.header_sum = gs_checkpoint_hash(GS_FNV_OFFSET, &h, sizeof h);
+  memcpy(buf, &h, sizeof h);
+  f = fopen(dst, "wb");
+  fwrite(buf, 1, (size_t)st.st_size, f);
+  fclose(f);
+  free(buf);
+}
+static void huge_step(struct gs_ckpt_header *h) { h->step = (1ULL << 63) + 5; }
+static void not_tiles(struct gs_ckpt_header *h) { h->n = h->npad = 1000; }
+static void no_bodies(struct gs_ckpt_header *h) { h->n = 0; }
+static void odd_law(struct gs_ckpt_header *h) { h->law = 7; }
+static void nan_dt(struct gs_ckpt_header *h) { h->dt = NAN; }
+static void odd_precision(struct gs_ckpt_header *h) { h->precision = 2; }
+static void step_30(struct gs_ckpt_header *h) { h->step = 30, h->time = 0.03; }
+static void other_seed(struct gs_ckpt_header *h) { h->seed = 99; }
+
+/* A pid that is surely not running: a child that has exited and been reaped. */
+static long dead_pid(void) {
+  pid_t p = fork();
+  if (p == 0) _exit(0);
+  waitpid(p, NULL, 0);
+  return (long)p;
+}
+
+static void touch(const char *dir, const char *name) {
+  char p[600];
+  snprintf(p, sizeof p, "%s/%s", dir, name);
+  FILE *f = fopen(p, "w");
+  if (f) fputs("x", f), fclose(f);
+}
+
 int main(void) {
   char dir[] = "/tmp/gs_ckpt_XXXXXX";
   GS_EXPECT(mkdtemp(dir) != NULL);
@@ -55,8 +103,9 @@ int main(void) {
   struct gs_msg msg;
   void *payload;
 
+  char prev[GS_CKPT_NAME] = "";
   header(&h, 10);
-  GS_EXPECT(gs_checkpoint_write(dir, &h, pos, vel, acc, &msg) == 0);
+  GS_EXPECT(gs_checkpoint_write(dir, &h, pos, vel, acc, prev, &msg) == 0);
   GS_EXPECT(exists(dir, "checkpoint_000000010.gsck") && exists(dir, "checkpoint.json"));
   GS_EXPECT(gs_checkpoint_read(dir, &r, &payload, &msg) == GS_OK);
   GS_EXPECT(r.step == 10 && r.n == 200 && r.npad == 256 && r.e0 == -0.25 && strcmp(r.ic, "plummer") == 0);
@@ -66,7 +115,7 @@ int main(void) {
 
   /* A newer checkpoint replaces the older one, which goes only once the manifest moved. */
   header(&h, 20);
-  GS_EXPECT(gs_checkpoint_write(dir, &h, pos, vel, acc, &msg) == 0);
+  GS_EXPECT(gs_checkpoint_write(dir, &h, pos, vel, acc, prev, &msg) == 0);
   GS_EXPECT(exists(dir, "checkpoint_000000020.gsck") && !exists(dir, "checkpoint_000000010.gsck"));
   GS_EXPECT(gs_checkpoint_read(dir, &r, &payload, &msg) == GS_OK && r.step == 20);
   free(payload);
@@ -107,7 +156,80 @@ int main(void) {
   char empty[600];
   snprintf(empty, sizeof empty, "%s/empty", dir);
   mkdir(empty, 0755);
-  GS_EXPECT(refused(empty, "no readable checkpoint.json"));
+  GS_EXPECT(refused(empty, "no complete checkpoint"));
+
+  /* Item 6: a header whose checksum matches is still checked field by field. */
+  GS_EXPECT(gs_checkpoint_read(file, &r, &payload, &msg) == GS_OK);
+  free(payload);
+  void (*edits[])(struct gs_ckpt_header *) = {huge_step, not_tiles, no_bodies, odd_law, nan_dt, odd_precision};
+  const char *field[] = {"field step", "field npad", "field n ", "field law", "field dt", "field precision"};
+  for (int k = 0; k < 6; k++) {
+    forge(file, bad, edits[k]);
+    GS_EXPECT(refused(bad, field[k]));
+  }
+
+  /* Item 9: a FIFO is refused at once, not waited on. */
+  char fifo[600];
+  snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+  GS_EXPECT(mkfifo(fifo, 0644) == 0);
+  alarm(20); /* a hang fails the test instead of stalling it */
+  GS_EXPECT(refused(fifo, "not a regular file"));
+  alarm(0);
+
+  /* Item 8: killed between the data rename and the manifest update: the complete file of step
+   * 30 is not named by checkpoint.json (step 20), and still the newest complete one wins. */
+  char orphan[600];
+  snprintf(orphan, sizeof orphan, "%s/checkpoint_000000030.gsck", dir);
+  forge(file, orphan, step_30);
+  GS_EXPECT(gs_checkpoint_read(dir, &r, &payload, &msg) == GS_OK && r.step == 30);
+  free(payload);
+  /* ... unless it belongs to another run (an --overwrite run beside this one). */
+  forge(file, orphan, other_seed);
+  rename(orphan, orphan); /* same name, other run: step 20 is this directory's run */
+  GS_EXPECT(gs_checkpoint_read(dir, &r, &payload, &msg) == GS_OK && r.step == 20);
+  free(payload);
+  unlink(orphan);
+  /* A dead writer's temporary goes; a live one's (this process) stays. */
+  char host[64] = "", dead[300], live[300];
+  gethostname(host, sizeof host - 1);
+  snprintf(dead, sizeof dead, ".checkpoint_000000040.gsck.tmp.%s.%ld", host, dead_pid());
+  snprintf(live, sizeof live, ".checkpoint_000000040.gsck.tmp.%s.%ld", host, (long)getpid());
+  touch(dir, dead), touch(dir, live);
+  gs_checkpoint_clean(dir);
+  GS_EXPECT(!exists(dir, dead) && exists(dir, live));
+
+  /* Item 5: a manifest naming a path outside the directory (or any other run's file) is never
+   * deleted: a run deletes only the checkpoint it wrote itself. */
+  char victim[600], manifest[600];
+  snprintf(victim, sizeof victim, "%s/victim.txt", dir);
+  snprintf(manifest, sizeof manifest, "%s/sub", dir);
+  mkdir(manifest, 0755);
+  touch(dir, "victim.txt");
+  snprintf(manifest, sizeof manifest, "%s/sub/checkpoint.json", dir);
+  f = fopen(manifest, "w");
+  fputs("{\n  \"file\": \"../victim.txt\"\n}\n", f);
+  fclose(f);
+  snprintf(manifest, sizeof manifest, "%s/sub", dir);
+  char fresh[GS_CKPT_NAME] = "";
+  header(&h, 50);
+  GS_EXPECT(gs_checkpoint_write(manifest, &h, pos, vel, acc, fresh, &msg) == 0);
+  GS_EXPECT(access(victim, F_OK) == 0);
+  /* A second, unrelated writer into dir (its own prev is empty) keeps the first run's step 20. */
+  fresh[0] = 0;
+  header(&h, 5);
+  h.seed = 7;
+  GS_EXPECT(gs_checkpoint_write(dir, &h, pos, vel, acc, fresh, &msg) == 0);
+  GS_EXPECT(exists(dir, "checkpoint_000000020.gsck") && exists(dir, "checkpoint_000000005.gsck"));
+  /* Claiming a directory: a new run is refused where any run's checkpoint is; a restart of
+   * the same run is let in; a restart of another run is refused. */
+  header(&h, 0);
+  GS_EXPECT(gs_checkpoint_claim(dir, &h, 0, &msg) == GS_USAGE && strstr(msg.text, "another run's checkpoint"));
+  h.seed = 7;
+  GS_EXPECT(gs_checkpoint_claim(dir, &h, 1, &msg) == GS_OK);
+  h.seed = 8;
+  GS_EXPECT(gs_checkpoint_claim(dir, &h, 1, &msg) == GS_USAGE && strstr(msg.text, "a different run"));
+  snprintf(empty, sizeof empty, "%s/empty", dir);
+  GS_EXPECT(gs_checkpoint_claim(empty, &h, 0, &msg) == GS_OK);
 
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   GS_EXPECT(system(cmd) == 0);

@@ -1,0 +1,130 @@
+#!/bin/sh
+# Stop requests (issue 11 item 1, issue 12): SIGTERM and SIGINT, sent to the launcher (mpirun
+# passes both on to the ranks as SIGTERM and kills them 1 s later) or straight to the ranks, with
+# steps far longer than that second and with short ones. Every stop must leave a restartable
+# checkpoint of the last completed step: a step in progress is abandoned (bounded time) and its
+# state undone bit for bit, so the stopped run's state equals an uninterrupted run of as many steps.
+. "$GS_TEST_LIB"
+[ -n "${MPIEXEC:-}" ] || gs_skip "no MPI launcher (mpiexec) found by configure"
+command -v pgrep >/dev/null || gs_skip "no pgrep to find the ranks"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export OMP_NUM_THREADS=1 # one thread a rank: the step lengths below do not depend on the core count
+common="--backend cpu --iters 1 --kernel omp --progress lines --steps 100000000"
+hash_of() { sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p' "$1"; }
+stopped_at() { sed -n 's/^# stopped after step \([0-9]*\) of .*/\1/p' "$1"; }
+
+# launch NAME NP ARGS...: gpusim in the background, output in $tmp/NAME.log; the launcher's pid
+# (exec'd, so it is mpirun itself) in $launcher.
+launch() {
+  name=$1 np=$2
+  shift 2
+  sh -c 'echo $$ >"$0"; exec "$@"' "$tmp/$name.pid" "$MPIEXEC" $GS_MPIFLAGS -n "$np" "$GPUSIM" nbody $common \
+    --output "$tmp/$name" "$@" >"$tmp/$name.log" 2>&1 &
+  n=0
+  until [ -s "$tmp/$name.pid" ]; do sleep 0.1; n=$((n + 1)); [ $n -gt 100 ] && gs_hard "$name: no launcher pid"; done
+  launcher=$(cat "$tmp/$name.pid")
+}
+# await NAME PATTERN: until the log has a line matching PATTERN (the run must still be going).
+await() {
+  n=0
+  until grep -q "$2" "$tmp/$1.log"; do
+    kill -0 "$launcher" 2>/dev/null || { cat "$tmp/$1.log"; gs_fail "$1: the run ended before '$2'"; }
+    sleep 0.1
+    n=$((n + 1))
+    [ $n -gt 3000 ] && { kill -KILL "$launcher"; gs_fail "$1: no '$2' after 300 s"; }
+  done
+}
+# finish NAME: wait (at most 120 s) for the launcher; its exit status in $rc.
+finish() {
+  n=0
+  while kill -0 "$launcher" 2>/dev/null; do
+    sleep 0.1
+    n=$((n + 1))
+    [ $n -gt 1200 ] && { kill -KILL "$launcher"; cat "$tmp/$1.log"; gs_fail "$1: still running 120 s after the signal"; }
+  done
+  wait "$launcher"
+  rc=$?
+}
+# ranks: this run's ranks (the launcher's children).
+ranks() { pgrep -P "$launcher" -x gpusim; }
+# restartable NAME: the stop line, the checkpoint line of that step, a complete checkpoint file.
+restartable() {
+  s=$(stopped_at "$tmp/$1.log")
+  [ -n "$s" ] || { cat "$tmp/$1.log"; gs_fail "$1: no stop line"; }
+  grep -q "^# checkpoint: step $s written to $tmp/$1/" "$tmp/$1.log" || { cat "$tmp/$1.log"; gs_fail "$1: no checkpoint of step $s"; }
+  f=$(printf '%s/checkpoint_%09d.gsck' "$tmp/$1" "$s")
+  [ -f "$f" ] && grep -q "\"file\": \"$(basename "$f")\"" "$tmp/$1/checkpoint.json" || gs_fail "$1: $f is not the manifest's checkpoint"
+}
+# same_state NAME NP ARGS...: the stopped run's state equals that of a run of as many steps.
+same_state() {
+  name=$1 np=$2
+  shift 2
+  s=$(stopped_at "$tmp/$name.log")
+  out=$(gs_mpirun "$np" nbody $common --steps "$s" --output "$tmp/$name.ref" "$@") || gs_fail "$name: reference run of $s steps"
+  ref=$(echo "$out" | sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p')
+  got=$(hash_of "$tmp/$name.log")
+  [ -n "$ref" ] && [ "$ref" = "$got" ] || { tail -5 "$tmp/$name.log"; gs_fail "$name: state after the stop at step $s is $got, a run of $s steps gives $ref"; }
+  grep -q '^# stop: .* which was abandoned' "$tmp/$name.log" && echo "note: $name: step $((s + 1)) was abandoned and undone"
+  return 0
+}
+
+# Long steps (about a second or more each even on an idle machine): the signal comes during
+# the first step, which must be abandoned, not finished after mpirun's SIGKILL came.
+long="--n 16384"
+launch long_mpirun 2 $long
+await long_mpirun '^# simulation with kernel'
+kill -TERM "$launcher"
+finish long_mpirun
+grep -q '^# stop: SIGTERM came during step [0-9]*, which was abandoned' "$tmp/long_mpirun.log" ||
+  { cat "$tmp/long_mpirun.log"; gs_fail "long_mpirun: the step in progress was not abandoned (mpirun's SIGKILL ends it)"; }
+restartable long_mpirun
+echo "ok: long steps, SIGTERM to mpirun: abandoned, checkpoint of step $s (mpirun's own exit status $rc)"
+
+launch long_ranks 2 $long
+await long_ranks '^# simulation with kernel'
+for p in $(ranks); do kill -INT "$p"; done
+finish long_ranks
+[ $rc = 0 ] || { cat "$tmp/long_ranks.log"; gs_fail "long_ranks: exit $rc, want 0"; }
+grep -q '^# stop: SIGINT came during step [0-9]*, which was abandoned' "$tmp/long_ranks.log" ||
+  { cat "$tmp/long_ranks.log"; gs_fail "long_ranks: the step in progress was not abandoned"; }
+grep -q '(SIGINT): resume with the same options plus --restart' "$tmp/long_ranks.log" || gs_fail "long_ranks: no SIGINT stop line"
+restartable long_ranks
+echo "ok: long steps, SIGINT to the ranks: abandoned, checkpoint of step $s, exit 0"
+
+# Short steps: stopped runs hold exactly the state of uninterrupted ones (an abandoned step undone
+# bit for bit), and their checkpoints resume.
+short="--n 2048 --energy-every 5"
+launch short_mpirun 2 $short
+await short_mpirun '^ *5 '
+kill -INT "$launcher"
+finish short_mpirun
+grep -q '^# stopped after step [0-9]* of 100000000 (SIG\(TERM\|INT\)): resume with' "$tmp/short_mpirun.log" ||
+  { cat "$tmp/short_mpirun.log"; gs_fail "short_mpirun: no stop line"; }
+restartable short_mpirun
+same_state short_mpirun 2 $short
+echo "ok: short steps, SIGINT to mpirun (the ranks get SIGTERM): checkpoint of step $s, state exact (mpirun's own exit status $rc)"
+
+launch short_ranks 2 $short
+await short_ranks '^ *5 '
+for p in $(ranks); do kill -TERM "$p"; done
+finish short_ranks
+[ $rc = 0 ] || { cat "$tmp/short_ranks.log"; gs_fail "short_ranks: exit $rc, want 0"; }
+restartable short_ranks
+same_state short_ranks 2 $short
+out=$(gs_mpirun 2 nbody $common $short --steps $((s + 2)) --restart "$tmp/short_ranks" --output "$tmp/short_ranks") ||
+  gs_fail "short_ranks: resume"
+echo "$out" | grep -q "^# final state: step $((s + 2))," || gs_fail "short_ranks: the resumed run did not reach step $((s + 2))"
+echo "ok: short steps, SIGTERM to the ranks: exit 0, state exact, resumed"
+
+# One rank only (a signal a scheduler sends to one process): the ranks agree and all stop.
+launch one_rank 3 $short
+await one_rank '^ *5 '
+p=$(ranks | tail -1)
+kill -TERM "$p"
+finish one_rank
+[ $rc = 0 ] || { cat "$tmp/one_rank.log"; gs_fail "one_rank: exit $rc, want 0"; }
+restartable one_rank
+same_state one_rank 3 $short
+echo "ok: SIGTERM to one rank of 3: every rank stops, exit 0, state exact"
+echo PASS
