@@ -16,16 +16,16 @@
 static int gs_finish(struct gs_run *run, int status) {
   if (run) gs_mpi_teardown(run);
   fflush(stdout);
-  MPI_Finalize();
+  gs_mpi_finalize();
   return status;
 }
 
 int main(int argc, char **argv) {
-  int provided, rank;
+  int rank;
   /* Before MPI_Init: a singleton's MPI library may set its own size variables. */
   int launcher_size = gs_mpi_launcher_size();
   /* FUNNELED: OpenMP threads compute, only the main thread calls MPI. */
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  gs_mpi_init(&argc, &argv, MPI_THREAD_FUNNELED);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 

@@ -126,13 +126,13 @@ int gs_ic_read(const char *path, struct gs_bodies *b, struct gs_msg *msg) {
   FILE *f = fdopen(fd, "r");
   if (!f) return close(fd), gs_error_msg(msg, "--ic %s: cannot open: %s", path, strerror(errno));
   uint64_t cap = 0, n = 0, line = 0;
-  char buf[4096];
+  char buf[GS_IC_LINE_MAX + 2]; /* the longest line, its newline and the NUL */
   int status = GS_OK;
   struct gs_bodies t = {0};
   while (fgets(buf, sizeof buf, f)) {
     line++;
     if (!strchr(buf, '\n') && !feof(f)) {
-      status = gs_error_msg(msg, "--ic %s:%llu: line longer than %zu characters", path, (unsigned long long)line, sizeof buf - 1);
+      status = gs_error_msg(msg, "--ic %s:%llu: line longer than %d characters", path, (unsigned long long)line, GS_IC_LINE_MAX);
       break;
     }
     char *p = buf + strspn(buf, " \t\r\n");

@@ -30,6 +30,9 @@ void gs_ic_disk(struct gs_bodies *b, uint64_t seed);
 /* A cold uniform sphere of radius 1 and total mass 1, at rest, centre-of-mass frame. */
 void gs_ic_uniform(struct gs_bodies *b, uint64_t seed);
 
+/* The longest line of an --ic file, its newline not counted. */
+#define GS_IC_LINE_MAX 4095
+
 /* Read "x y z vx vy vz m" lines ('#' comments, blank lines allowed) from path into b (allocated
  * here). Returns GS_OK, or GS_USAGE with msg naming the file and line of the first problem. */
 int gs_ic_read(const char *path, struct gs_bodies *b, struct gs_msg *msg);

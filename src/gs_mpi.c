@@ -11,6 +11,29 @@
 
 #include "gs_bind.h"
 
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+#endif
+
+int gs_mpi_init(int *argc, char ***argv, int required) {
+  int provided = MPI_THREAD_SINGLE;
+#ifdef __SANITIZE_ADDRESS__
+  __lsan_disable();
+#endif
+  MPI_Init_thread(argc, argv, required, &provided);
+#ifdef __SANITIZE_ADDRESS__
+  __lsan_enable();
+#endif
+  return provided;
+}
+
+void gs_mpi_finalize(void) {
+#ifdef __SANITIZE_ADDRESS__
+  __lsan_do_leak_check(); /* once: the check at exit is then skipped */
+#endif
+  MPI_Finalize();
+}
+
 int gs_mpi_launcher_size(void) {
   /* Open MPI's and PMI's own counts first: under mpirun inside an allocation the SLURM step
    * variables describe mpirun's daemons, not the ranks. Then srun's step task count. */

@@ -3,6 +3,7 @@
  * kernel on the first step's forces against a double-precision CPU direct sum, then runs the
  * kick-drift-kick leapfrog with the last kernel of the list (gs_nbody_step.c) and reports the
  * energy error and the per-step compute, exchange and overlap. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,28 @@ static int gs_nbody_bodies(struct gs_nbody_job *job, struct gs_bodies *b, struct
     snprintf(job->ic_name, sizeof job->ic_name, "file");
   }
   return gs_error_agree(MPI_COMM_WORLD, &job->be->where, status, msg);
+}
+
+/* Sizes checked before anything is allocated for them (collective: the lowest failing rank's
+ * message wins). The position all-gather counts bodies in MPI ints; each rank holds every
+ * position (on the host and the device), its slice's velocities, accelerations and energy
+ * terms, and, while initial conditions are made, all bodies in double. The CPU backend's device
+ * is host memory, shared by the node's ranks. */
+static int gs_nbody_check_size(const struct gs_nbody_job *job, uint64_t n, struct gs_msg *msg) {
+  const struct gs_run *run = job->run;
+  uint64_t npad = (n + GS_NBODY_TILE - 1) / GS_NBODY_TILE * GS_NBODY_TILE;
+  int cpu = run->dev.index < 0, status = GS_OK;
+  double esz = (double)job->esz, slice = (double)npad / run->size + GS_NBODY_TILE;
+  double need = (double)npad * esz * (cpu ? 2 : 1) + slice * (3 * esz + 64) + (cpu ? 56.0 * (double)n : 0);
+  if (npad > (uint64_t)INT_MAX)
+    status = gs_error_msg(msg, "%llu bodies: more than the %d that MPI's int counts allow", (unsigned long long)n,
+                          INT_MAX / GS_NBODY_TILE * GS_NBODY_TILE);
+  else if (run->dev.mem_bytes > 0 && need * (cpu ? run->local_size : 1) > run->dev.mem_bytes)
+    status = gs_error_msg(msg, "%llu bodies: %.3g GB per rank (%s precision) does not fit in the %.3g GB of memory of "
+                          "rank %d's %s%s", (unsigned long long)n, need / 1e9, job->prec ? "double" : "single",
+                          run->dev.mem_bytes / 1e9, run->rank, cpu ? "host" : "GPU",
+                          cpu && run->local_size > 1 ? ", shared by the node's ranks" : "");
+  return gs_error_agree(MPI_COMM_WORLD, &run->be.where, status, msg);
 }
 
 /* Slices of whole tiles: sizes differ by at most one tile; the padding sits at the end. */
@@ -448,12 +471,19 @@ int gs_nbody_main(struct gs_run *run) {
   struct gs_bodies b = {0};
   struct gs_ckpt_header ck;
   void *payload = NULL, *acc_slice = NULL;
-  int status = o.restart[0] ? gs_nbody_restart(&job, &ck, &payload, &msg) : gs_nbody_bodies(&job, &b, &msg);
+  /* Sizes first (a file's or a checkpoint's count is known only once read), then the output
+   * directory is made and checked before any work, so no step is lost to it. */
+  int made = !o.restart[0] && (strcmp(o.ic, "plummer") == 0 || strcmp(o.ic, "disk") == 0 || strcmp(o.ic, "uniform") == 0);
+  int status = made ? gs_nbody_check_size(&job, o.n, &msg) : GS_OK;
+  if (status == GS_OK) status = o.restart[0] ? gs_nbody_restart(&job, &ck, &payload, &msg) : gs_nbody_bodies(&job, &b, &msg);
   if (status == GS_OK && o.restart[0]) gs_nbody_adopt(&job, &ck, &o);
   job.n = o.restart[0] ? job.n : b.n;
-  /* The output directory is made and checked before any work, so no step is lost to it. */
-  if (status != GS_OK || gs_nbody_output_prepare(&job, &msg) != GS_OK) {
+  if (status == GS_OK) status = gs_nbody_check_size(&job, job.n, &msg);
+  if (status == GS_OK) status = gs_nbody_output_prepare(&job, &msg);
+  if (status != GS_OK) {
     gs_error_report(run->rank, &msg);
+    gs_ic_free(&b);
+    free(payload);
     return GS_USAGE;
   }
   gs_nbody_decompose(&job);

@@ -270,6 +270,13 @@ static int gs_options_store(const struct gs_opt *opt, const char *value, struct 
   }
 }
 
+/* A --kernel list has no empty element ("omp,", ",1", "1,,2"). */
+static int gs_options_list_ok(const char *list, struct gs_msg *msg) {
+  if (list[0] == ',' || strstr(list, ",,") || list[strlen(list) - 1] == ',')
+    return gs_error_msg(msg, "--kernel: '%s' has an empty entry", list);
+  return GS_OK;
+}
+
 /* Cross-option checks, after every option is in. */
 static int gs_options_validate(struct gs_options *o, struct gs_msg *msg) {
   const char *bind = o->common.gpu_bind;
@@ -283,7 +290,10 @@ static int gs_options_validate(struct gs_options *o, struct gs_msg *msg) {
   if (o->cmd == GS_CMD_REDUCE) {
     struct gs_reduce_opts *r = &o->reduce;
     if (r->block & (r->block - 1)) return gs_error_msg(msg, "--block: %d is not a power of two", r->block);
+    if (gs_options_given(o, "n") && gs_options_given(o, "total"))
+      return gs_error_msg(msg, "--n (elements per rank) and --total (over all ranks) contradict: give one");
     unsigned mask;
+    if (gs_options_list_ok(r->kernels, msg) != GS_OK) return GS_USAGE;
     if (gs_reduce_kernel_mask(r->kernels, &mask, msg) != GS_OK) return GS_USAGE;
   }
   if (o->cmd == GS_CMD_NBODY) {
@@ -291,7 +301,10 @@ static int gs_options_validate(struct gs_options *o, struct gs_msg *msg) {
     unsigned mask;
     if (b->dt <= 0) return gs_error_msg(msg, "--dt: must be > 0");
     if (b->eps <= 0) return gs_error_msg(msg, "--eps: must be > 0 (Plummer softening; --ic disk uses a cutoff instead)");
+    if (gs_options_list_ok(b->kernels, msg) != GS_OK) return GS_USAGE;
     if (gs_nbody_kernel_mask(b->kernels, &mask, msg) != GS_OK) return GS_USAGE;
+    if (gs_options_given(o, "n") && strcmp(b->ic, "plummer") && strcmp(b->ic, "disk") && strcmp(b->ic, "uniform"))
+      return gs_error_msg(msg, "--n and --ic FILE contradict: the file's lines are the bodies; give one");
     if (b->walltime[0] && (b->walltime_s = gs_options_parse_hms(b->walltime)) <= 0)
       return gs_error_msg(msg, "--walltime: '%s' is not HH:MM:SS (or MM:SS, or seconds) above zero", b->walltime);
   }
@@ -324,11 +337,13 @@ int gs_options_parse(int argc, char **argv, struct gs_options *o, struct gs_msg 
       if (eq) return gs_error_msg(msg, "--%s takes no value", opt->name);
     } else if (eq) {
       value = eq + 1;
-    } else if (i + 1 < argc) {
+    } else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) {
       value = argv[++i];
-    } else {
+    } else { /* "--n --steps 3": the next word is an option, not a value (--csv=--odd-name works) */
       return gs_error_msg(msg, "--%s needs a value (%s)", opt->name, opt->metavar);
     }
+    /* A repeated option is refused, not silently resolved (which one did the user mean?). */
+    if (gs_options_given(o, opt->name)) return gs_error_msg(msg, "--%s is given more than once", opt->name);
     if (gs_options_store(opt, value, o, msg) != GS_OK) return GS_USAGE;
     size_t used = strlen(o->given);
     snprintf(o->given + used, sizeof o->given - used, "|%s|", opt->name);

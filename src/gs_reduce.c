@@ -82,6 +82,35 @@ static void gs_reduce_sizes(struct gs_reduce_job *job) {
   job->bytes = job->n * gs_dtype_size(job->t);
 }
 
+/* Every size this run will allocate, checked before any is used: the total over all ranks and
+ * the bytes of a rank's slice must not wrap 64 bits, and the buffers must fit in the memory this
+ * rank has (the CPU backend's "device" is host memory, shared by the node's ranks and holding
+ * the input twice, three times streamed). Collective: the lowest failing rank's message wins. */
+static int gs_reduce_check_sizes(const struct gs_reduce_job *job, struct gs_msg *msg) {
+  const struct gs_run *run = job->run;
+  const struct gs_reduce_opts *o = job->o;
+  uint64_t ranks = (uint64_t)run->size, per_rank = o->total ? o->total / ranks + (o->total % ranks != 0) : o->n;
+  unsigned esz = gs_dtype_size(job->t);
+  const char *tname = gs_reduce_type_name(job->t);
+  int status = GS_OK;
+  if (!o->total && o->n > UINT64_MAX / ranks)
+    status = gs_error_msg(msg, "--n %llu on %d ranks: more than 2^64 elements in all", (unsigned long long)o->n, run->size);
+  else if (per_rank > SIZE_MAX / esz || per_rank > (uint64_t)INT64_MAX / esz)
+    status = gs_error_msg(msg, "%s %llu: %llu %s elements per rank (%u bytes each): more than 2^63 bytes", o->total ? "--total" : "--n",
+                          (unsigned long long)(o->total ? o->total : o->n), (unsigned long long)per_rank, tname, esz);
+  if (status == GS_OK) {
+    int cpu = run->dev.index < 0, copies = cpu ? (o->source == GS_SOURCE_HOST ? 3 : 2) : 1;
+    double ceiling = cpu ? 2.0 * (64 << 20) : 2.0 * (512 << 20); /* gs_reduce_copy_ceiling's buffers */
+    double need = ((double)per_rank * esz * copies + ceiling) * (cpu ? run->local_size : 1);
+    if (run->dev.mem_bytes > 0 && need > run->dev.mem_bytes)
+      status = gs_error_msg(msg, "%s %llu: %.3g GB of %s input per rank does not fit in the %.3g GB of memory of rank %d's %s%s",
+                            o->total ? "--total" : "--n", (unsigned long long)(o->total ? o->total : o->n),
+                            (double)per_rank * esz / 1e9, tname, run->dev.mem_bytes / 1e9, run->rank, cpu ? "host" : "GPU",
+                            cpu ? " (the CPU backend holds it 2 or 3 times, for each rank of the node)" : "");
+  }
+  return gs_error_agree(MPI_COMM_WORLD, &run->be.where, status, msg);
+}
+
 /* Device-copy ceiling: a large device-to-device copy, bytes read plus written per second. */
 static void gs_reduce_copy_ceiling(struct gs_reduce_job *job) {
   const struct gs_backend *be = job->be;
@@ -286,6 +315,10 @@ int gs_reduce_main(struct gs_run *run) {
     return GS_USAGE;
   }
 
+  if (gs_reduce_check_sizes(&job, &msg) != GS_OK) {
+    gs_error_report(run->rank, &msg);
+    return GS_USAGE;
+  }
   gs_reduce_sizes(&job);
   gs_report_init(&job.rep, run);
   struct gs_rank_info *all = run->rank == 0 ? calloc((size_t)run->size, sizeof *all) : NULL;

@@ -1,6 +1,7 @@
 /* gs_report.c: the header every run prints and the result rows of --csv/--json. The CSV is
  * appended under a lock and replaced atomically, so a job array writing one file loses nothing
- * and a killed job leaves the previous complete file. */
+ * and a killed job leaves the previous complete file (gs_file.h: symlinks are followed, devices
+ * and FIFOs written into, never replaced). */
 #define _GNU_SOURCE
 #include <config.h>
 
@@ -8,11 +9,9 @@
 
 #include <errno.h>
 #include <stdarg.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -159,39 +158,17 @@ static void gs_report_csv_row(struct gs_buf *b, const struct gs_report *rep, con
 }
 
 static int gs_report_csv(const struct gs_report *rep, const struct gs_run *run, const char *path) {
-  /* A lock file serialises appenders (job arrays sharing one CSV); rename keeps it whole. */
-  char lock[GS_PATH_MAX + 8];
-  snprintf(lock, sizeof lock, "%s.lock", path);
-  int lfd = open(lock, O_WRONLY | O_CREAT, 0644);
-  if (lfd < 0 || flock(lfd, LOCK_EX) != 0) {
-    fprintf(stderr, "gpusim: error: --csv %s: cannot lock %s: %s\n", path, lock, strerror(errno));
-    if (lfd >= 0) close(lfd);
-    return GS_FAILED;
-  }
+  /* gs_file_append locks the CSV itself (job arrays sharing one file lose no row) and replaces
+   * it atomically (a killed job leaves the previous complete file). */
   struct gs_buf b = {0};
-  size_t oldlen = 0;
-  char *old = gs_file_read(path, &oldlen);
-  int status = GS_OK;
-  if (old && oldlen > 0) {
-    size_t hl = strlen(gs_report_columns);
-    if (strncmp(old, gs_report_columns, hl) != 0 || old[hl] != '\n') {
-      fprintf(stderr, "gpusim: error: --csv %s: the file has other columns (another schema); use a new file\n", path);
-      status = GS_FAILED;
-    }
-    gs_buf_printf(&b, "%s", old);
-    if (old[oldlen - 1] != '\n') gs_buf_printf(&b, "\n");
-  } else {
-    gs_buf_printf(&b, "%s\n", gs_report_columns);
-  }
-  free(old);
-  for (int i = 0; i < rep->count && status == GS_OK; i++) gs_report_csv_row(&b, rep, run, &rep->rows[i]);
-  if (status == GS_OK && (!b.p || gs_file_write_atomic(path, b.p, b.len) != 0)) {
+  for (int i = 0; i < rep->count; i++) gs_report_csv_row(&b, rep, run, &rep->rows[i]);
+  int rc = b.p ? gs_file_append(path, gs_report_columns, b.p, b.len) : -1;
+  if (rc == -2)
+    fprintf(stderr, "gpusim: error: --csv %s: the file has other columns (another schema); use a new file\n", path);
+  else if (rc != 0)
     fprintf(stderr, "gpusim: error: --csv %s: %s\n", path, strerror(errno));
-    status = GS_FAILED;
-  }
   free(b.p);
-  close(lfd);
-  return status;
+  return rc == 0 ? GS_OK : GS_FAILED;
 }
 
 static int gs_report_json(const struct gs_report *rep, const struct gs_run *run, const char *path) {

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "gs_io.h"
+#include "gs_mpi.h"
 
 static uint64_t gs_split(uint64_t n, int r, int p) {
   /* n r^2 / p^2 without overflow for the test's sizes (n < 2^40, p < 2^10) */
@@ -26,14 +27,14 @@ static uint64_t gs_split(uint64_t n, int r, int p) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
+  gs_mpi_init(&argc, &argv, MPI_THREAD_SINGLE);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc < 3) {
     if (rank == 0) fprintf(stderr, "usage: gs_snap_writer DIR N [INDEX [TIME]]\n");
-    MPI_Finalize();
+    gs_mpi_finalize();
     return 2;
   }
   uint64_t n = strtoull(argv[2], NULL, 10);
@@ -70,6 +71,6 @@ int main(int argc, char **argv) {
   free(pos);
   free(vel);
   free(mass);
-  MPI_Finalize();
+  gs_mpi_finalize();
   return rc == GS_OK ? 0 : 1;
 }

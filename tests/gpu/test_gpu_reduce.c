@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gs_backend.h"
+#include "gs_mpi.h"
 #include "gs_reduce.h"
 #include "../unit/gs_test.h"
 
@@ -37,11 +38,11 @@ static void check(struct gs_backend *be, gs_queue *q, int k, enum gs_dtype t, en
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
+  gs_mpi_init(&argc, &argv, MPI_THREAD_SINGLE);
   const struct gs_backend *cuda = gs_backend_cuda_get();
   if (!cuda || cuda->device_count() == 0) {
     printf("SKIP: no GPU visible\n");
-    MPI_Finalize();
+    gs_mpi_finalize();
     return 77;
   }
   struct gs_backend be = *cuda;
@@ -96,6 +97,6 @@ int main(int argc, char **argv) {
   }
   be.free_device(&be, d_out);
   be.queue_destroy(&be, q);
-  MPI_Finalize();
+  gs_mpi_finalize();
   GS_TEST_DONE();
 }

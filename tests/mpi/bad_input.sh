@@ -5,7 +5,7 @@ GS_TIMEOUT=60
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 check() {
-  gs_mpirun 4 "$@" >"$tmp/out" 2>"$tmp/err"
+  gs_mpirun "${np:-4}" "$@" >"$tmp/out" 2>"$tmp/err"
   rc=$?
   [ $rc = 124 ] && gs_fail "'$*' hung"
   [ $rc = 2 ] || { cat "$tmp/out" "$tmp/err"; gs_fail "'$*': exit status $rc, want 2"; }
@@ -13,6 +13,13 @@ check() {
   [ "$n" = 1 ] || { cat "$tmp/err"; gs_fail "'$*': $n gpusim lines on stderr, want 1"; }
   grep -q '^gpusim: error: ' "$tmp/err" || gs_fail "'$*': no 'gpusim: error:' line"
   echo "ok: $* -> $(grep '^gpusim: ' "$tmp/err")"
+}
+# expect WANT ARGS...: as check, and the one error line says WANT (which error, not only that).
+expect() {
+  want=$1
+  shift
+  check "$@"
+  grep -qF -- "$want" "$tmp/err" || { cat "$tmp/err"; gs_fail "'$*': the error does not say '$want'"; }
 }
 check frobnicate
 check
@@ -31,7 +38,26 @@ check info --gpu-bind=first
 check info --gpu-bind=0,,1
 check info --gpu-share=yes
 check reduce --backend cpu --kernel vec --n 1000
-check reduce --backend cpu --total 3 --n 1000
+expect 'is smaller than the 4 ranks' reduce --backend cpu --total 3
+# Missing values, repeated and contradictory options, empty list elements.
+expect "--n needs a value (N)" nbody --n --steps 3
+expect "--n is given more than once" reduce --n 1000 --n 2000
+expect "--n (elements per rank) and --total (over all ranks) contradict" reduce --backend cpu --total 4000 --n 1000
+expect "--kernel: 'omp,' has an empty entry" reduce --backend cpu --kernel omp,
+expect "--kernel: 'omp,' has an empty entry" nbody --backend cpu --kernel omp,
+# Sizes whose byte counts wrap 64 bits, or that cannot be allocated: one line, no crash, no hang.
+for np in 1 3; do
+  expect "--n 4611686018427387904: 4611686018427387904 int elements per rank (4 bytes each): more than 2^63 bytes" \
+    reduce --backend cpu --n 2^62
+  expect "--n 2305843009213693952: 2305843009213693952 double elements per rank (8 bytes each): more than 2^63 bytes" \
+    reduce --backend cpu --n 2^61 --type double
+  expect "--total 4611686018427387904: " reduce --backend cpu --total 2^62 --source host
+  expect "input per rank does not fit in the" reduce --backend cpu --n 2^50 --type double
+  expect "2147483648 bodies: more than the 2147483520 that MPI's int counts allow" nbody --backend cpu --n 2^31
+  expect "(double precision) does not fit in the" nbody --backend cpu --n 2^30 --precision double
+done
+np=4
+expect "--n 4611686018427387904 on 4 ranks: more than 2^64 elements in all" reduce --backend cpu --n 2^62
 [ "$(gs_gpus)" = 0 ] && check info --backend cuda
 
 # Started as N singletons (srun without PMI): detected and refused.

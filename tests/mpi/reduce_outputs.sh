@@ -29,4 +29,12 @@ fi
 # A CSV of another schema is refused, not silently mixed.
 echo "a,b,c" >"$tmp/other.csv"
 gs_mpirun 1 $args --csv "$tmp/other.csv" >/dev/null 2>&1 && gs_fail "foreign csv accepted"
+# A symlinked CSV: the target gets the rows, the link stays a link.
+ln -s r.csv "$tmp/link.csv"
+gs_mpirun 1 $args --csv "$tmp/link.csv" >/dev/null || gs_fail "csv through a symlink"
+[ -L "$tmp/link.csv" ] || gs_fail "the symlinked csv was replaced by a file"
+[ "$(grep -c ',reduce,omp,' "$tmp/r.csv")" = 7 ] || gs_fail "csv through a symlink: the target did not get the row"
+# Nothing else is left in the directory: no lock file, no temporary.
+left=$(ls -A "$tmp" | tr '\n' ' ')
+[ "$left" = "link.csv other.csv r.csv r.json " ] || gs_fail "files left: $left"
 echo "PASS"

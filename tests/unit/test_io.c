@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "gs_file.h"
+#include "gs_mpi.h"
 #include "gs_io.h"
 #include "gs_test.h"
 
@@ -227,7 +228,7 @@ static void gs_check(const char *dir, int index, uint64_t n, double time, const 
 #endif
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
+  gs_mpi_init(&argc, &argv, MPI_THREAD_SINGLE);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   char dir[] = "/tmp/gs_test_io_XXXXXX", sub[100], path[200], keep[300];
   GS_EXPECT(mkdtemp(dir) != NULL);
@@ -333,6 +334,6 @@ int main(int argc, char **argv) {
   char cmd[700];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   GS_EXPECT(system(cmd) == 0);
-  MPI_Finalize();
+  gs_mpi_finalize();
   GS_TEST_DONE();
 }

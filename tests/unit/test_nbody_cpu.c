@@ -140,6 +140,33 @@ static int read_fails_with(const char *text, const char *needle) {
   return 1;
 }
 
+/* A body line padded with spaces to `len` characters, then a newline (or none, at the end). */
+static int long_line_reads(size_t len, const char *end, const char *needle) {
+  char text[GS_IC_LINE_MAX + 64];
+  memset(text, ' ', len);
+  memcpy(text, "1 2 3 4 5 6 1", 13);
+  snprintf(text + len, sizeof text - len, "%s", end);
+  if (needle) return read_fails_with(text, needle);
+  struct gs_bodies b;
+  struct gs_msg msg;
+  const char *path = file_with(text);
+  int rc = gs_ic_read(path, &b, &msg);
+  unlink(path);
+  if (rc != GS_OK) fprintf(stderr, "ic line of %zu characters: '%s'\n", len, msg.text);
+  int one = rc == GS_OK && b.n == 1;
+  if (rc == GS_OK) gs_ic_free(&b);
+  return one;
+}
+
+/* The stated limit is the real one: 4095 characters pass, with or without a newline; one more
+ * does not, and the message says the limit. */
+static void ic_long_lines(void) {
+  GS_EXPECT(long_line_reads(GS_IC_LINE_MAX, "\n", NULL));
+  GS_EXPECT(long_line_reads(GS_IC_LINE_MAX, "", NULL));
+  GS_EXPECT(long_line_reads(GS_IC_LINE_MAX + 1, "\n", ":1: line longer than 4095 characters"));
+  GS_EXPECT(long_line_reads(GS_IC_LINE_MAX + 1, "", ":1: line longer than 4095 characters"));
+}
+
 static void ic_file(void) {
   struct gs_bodies b;
   struct gs_msg msg;
@@ -154,6 +181,7 @@ static void ic_file(void) {
   GS_EXPECT(read_fails_with("1 2 3 4 5 6 1e999\n", "out-of-range"));
   GS_EXPECT(read_fails_with("# nothing\n", "no bodies"));
   GS_EXPECT(gs_ic_read("/nonexistent/ic.txt", &b, &msg) == GS_USAGE && strstr(msg.text, "cannot open"));
+  ic_long_lines();
 }
 
 int main(void) {

@@ -83,5 +83,25 @@ int main(void) {
   GS_EXPECT(fails_with("info --gpu-bind 0,x", "not local, none or a list"));
   GS_EXPECT(fails_with("info --gpu-bind 0,,1", "empty entry"));
   GS_EXPECT(fails_with("info extra", "unexpected argument 'extra'"));
+  /* A missing value is named as missing, not as the next option mistaken for the value. */
+  GS_EXPECT(fails_with("nbody --n --steps 3", "--n needs a value (N)"));
+  GS_EXPECT(fails_with("reduce --csv --n 5", "--csv needs a value (FILE)"));
+  GS_EXPECT(parse("reduce --csv=--odd.csv --n -0", &o, &msg) == GS_USAGE && strstr(msg.text, "negative"));
+  GS_EXPECT(parse("reduce --csv=--odd.csv", &o, &msg) == GS_OK && strcmp(o.common.csv, "--odd.csv") == 0);
+  /* A repeated option, or two that contradict, are refused with one message. */
+  GS_EXPECT(fails_with("reduce --n 5 --n 6", "--n is given more than once"));
+  GS_EXPECT(fails_with("reduce --iters=3 --warmup 1 --iters 4", "--iters is given more than once"));
+  GS_EXPECT(fails_with("--backend cpu info --backend cpu", "--backend is given more than once"));
+  GS_EXPECT(fails_with("reduce --n 1000 --total 4000", "--n (elements per rank) and --total (over all ranks) contradict"));
+  GS_EXPECT(fails_with("reduce --total 4000 --n 1000", "contradict: give one"));
+  GS_EXPECT(parse("reduce --total 4000", &o, &msg) == GS_OK && o.reduce.total == 4000);
+  GS_EXPECT(fails_with("nbody --ic bodies.txt --n 4", "--n and --ic FILE contradict"));
+  GS_EXPECT(parse("nbody --ic disk --n 64", &o, &msg) == GS_OK && o.nbody.n == 64);
+  /* Kernel lists: no empty element. */
+  GS_EXPECT(fails_with("reduce --kernel omp,", "--kernel: 'omp,' has an empty entry"));
+  GS_EXPECT(fails_with("reduce --kernel ,1", "has an empty entry"));
+  GS_EXPECT(fails_with("nbody --kernel omp,,1", "--kernel: 'omp,,1' has an empty entry"));
+  GS_EXPECT(fails_with("nbody --kernel omp,", "has an empty entry"));
+  GS_EXPECT(parse("nbody --kernel 1,omp", &o, &msg) == GS_OK);
   GS_TEST_DONE();
 }
