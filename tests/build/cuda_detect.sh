@@ -18,6 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 tree=$tmp/tree
 mkdir -p "$tree"
 (cd "$src" && cp -R configure Makefile.in config.h.in build-aux src cuda "$tree/") || gs_hard "cannot copy the configure tree"
+chmod -R u+w "$tree" # a distcheck source tree is read-only
 # PATH without any real nvcc, so only the fakes are found.
 path=
 save_ifs=$IFS
