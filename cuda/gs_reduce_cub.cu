@@ -1,32 +1,48 @@
-/* gs_reduce_cub.cu: the CUB baseline, kernel id GS_RK_CUB (10): cub::DeviceReduce::TransformReduce
- * from the CCCL that ships with the CUDA toolkit. Owns gs_reduce_cub (gs_reduce_cub.h) and
- * nothing else; the dispatcher in gs_reduce_kernels.cu hands it the workspace past the header.
+/* gs_reduce_cub.cu: the CUB baseline, kernel id GS_RK_CUB (10): cub::DeviceReduce from the CCCL
+ * that ships with the CUDA toolkit. Owns gs_reduce_cub (gs_reduce_cub.h) and nothing else; the
+ * dispatcher in gs_reduce_kernels.cu hands it the workspace past the header.
  *
  * Every element is converted to the accumulator type before it is combined (int -> long long,
  * float -> double), with the same ops and identities as our kernels, so the comparison is like
  * for like: an int32 sum must not overflow and a float sum must accumulate in double. CUB's
  * DeviceReduce is run-to-run deterministic (a fixed grid, partials combined in order, no
- * atomics). num_items is passed as int64, so CUB uses 64-bit offsets and n may exceed 2^31. */
+ * atomics). The item count is 64-bit, so n may exceed 2^31.
+ *
+ * Supported CUDA: 12.0 and later (CUB 2.0 onwards; configure compiles these calls). Only what
+ * exists from CUB 2.0 to CCCL 3.x is used: our own op functor, the combine of our kernels
+ * (cuda::minimum and cuda::maximum are CCCL 2.8, CUDA 12.9), and DeviceReduce::TransformReduce
+ * where it exists (CUB 2.4, CUDA 12.5); before that, the dispatcher that DeviceReduce::Reduce
+ * itself calls, with a converting input iterator and 64-bit offsets (CUB 2.0's Reduce takes an
+ * int count; 2.0 to 2.3 have the same DispatchReduce<In, Out, Offset, Op, Init>::Dispatch). */
 #include <cub/cub.cuh>
-#include <cuda/functional>
-#include <cuda/std/functional>
 
 #include "gs_reduce_cub.h"
 #include "gs_reduce_internal.cuh"
 
-/* The element -> accumulator conversion. CUB takes its transform as a functor object; this is the
- * one struct in our CUDA code, because CUB's interface wants one. */
+/* The element -> accumulator conversion and the three ops. CUB takes them as functor objects;
+ * these are the only structs in our CUDA code, because CUB's interface wants them. */
 template <typename T, typename A>
 struct gs_cub_to_acc {
   __host__ __device__ __forceinline__ A operator()(T x) const { return (A)x; }
+};
+template <int OP>
+struct gs_cub_op {
+  template <typename A> __device__ __forceinline__ A operator()(A a, A b) const { return gs_combine<OP, A>(a, b); }
 };
 
 template <typename T, typename A, typename Op>
 static cudaError_t gs_cub_run(const void *d_in, uint64_t n, void *d_temp, size_t *temp_bytes,
                               void *d_out, cudaStream_t st, Op op, A init)
 {
+#if CUB_VERSION >= 200400
   return cub::DeviceReduce::TransformReduce(d_temp, *temp_bytes, (const T *)d_in, (A *)d_out,
                                             (int64_t)n, op, gs_cub_to_acc<T, A>(), init, st);
+#else
+  typedef cub::TransformInputIterator<A, gs_cub_to_acc<T, A>, const T *> It;
+  return cub::DispatchReduce<It, A *, long long, Op, A>::Dispatch(
+      d_temp, *temp_bytes, It((const T *)d_in, gs_cub_to_acc<T, A>()), (A *)d_out, (long long)n, op,
+      init, st);
+#endif
 }
 
 template <typename T, typename A>
@@ -35,13 +51,13 @@ static cudaError_t gs_cub_typed(int op, const void *d_in, uint64_t n, void *d_te
 {
   switch (op) {
   case GS_OP_SUM:
-    return gs_cub_run<T, A>(d_in, n, d_temp, temp_bytes, d_out, st, cuda::std::plus<A>(),
+    return gs_cub_run<T, A>(d_in, n, d_temp, temp_bytes, d_out, st, gs_cub_op<GS_OP_SUM>(),
                             gs_identity<GS_OP_SUM, A>());
   case GS_OP_MIN:
-    return gs_cub_run<T, A>(d_in, n, d_temp, temp_bytes, d_out, st, cuda::minimum<A>(),
+    return gs_cub_run<T, A>(d_in, n, d_temp, temp_bytes, d_out, st, gs_cub_op<GS_OP_MIN>(),
                             gs_identity<GS_OP_MIN, A>());
   default:
-    return gs_cub_run<T, A>(d_in, n, d_temp, temp_bytes, d_out, st, cuda::maximum<A>(),
+    return gs_cub_run<T, A>(d_in, n, d_temp, temp_bytes, d_out, st, gs_cub_op<GS_OP_MAX>(),
                             gs_identity<GS_OP_MAX, A>());
   }
 }

@@ -278,14 +278,59 @@ static void gs_h5_i32(struct gs_io_job *j, hid_t loc, const char *name, int32_t 
   gs_h5_attr(j, loc, name, H5T_STD_I32LE, H5T_NATIVE_INT32, 0, &v);
 }
 
-/* /Header and /Units: everything GADGET readers look for (yt reads them all, so the cosmology
- * entries are there with their non-cosmological values), then ours. */
+/* The code units as one physical scale, for unit-aware readers (docs/snapshot-format.md, Units):
+ * length 1 kpc and mass 1e10 Msun (GADGET's defaults, which yt and pynbody also assume), and the
+ * velocity unit that makes the run's G exact, V = sqrt(G_cgs M / (G L)); time is L / V. u[]:
+ * length (cm), mass (g), velocity (cm/s), time (s). */
+#define GS_IO_KPC_CM 3.0856775814913673e21 /* IAU parsec x 1000 */
+#define GS_IO_MSUN_G 1.988409870698051e33  /* IAU nominal GM_sun / CODATA 2018 G */
+#define GS_IO_G_CGS 6.67430e-8             /* CODATA 2018 */
+#define GS_IO_GYR_S 3.15576e16             /* 1e9 Julian years */
+static void gs_h5_units(const struct gs_snapshot *s, double u[4]) {
+  u[0] = GS_IO_KPC_CM;
+  u[1] = 1e10 * GS_IO_MSUN_G;
+  u[2] = sqrt(GS_IO_G_CGS * u[1] / (s->G * u[0]));
+  u[3] = u[0] / u[2];
+}
+
+/* /Units and /Parameters: the units, and what GADGET-4 writes for a run without comoving
+ * integration, so that yt and pynbody see a non-cosmological, non-periodic run. pynbody takes
+ * its time from Time_GYR, and HubbleParam in /Parameters for a cosmological run, so it stays
+ * out (it is in /Header for yt). No /Config group: yt would take the file for AREPO's. */
+static void gs_h5_units_params(struct gs_io_job *j, hid_t file) {
+  const struct gs_snapshot *s = j->s;
+  static const char *unames[4] = {"UnitLength_in_cm", "UnitMass_in_g", "UnitVelocity_in_cm_per_s", "UnitTime_in_s"};
+  double u[4];
+  gs_h5_units(s, u);
+  hid_t g = H5Gcreate2(file, "Units", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t p = H5Gcreate2(file, "Parameters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (g < 0 || p < 0) {
+    gs_h5_fail(j, "H5Gcreate2 (Units, Parameters)");
+  } else {
+    for (int k = 0; k < 4; k++) gs_h5_f64(j, g, unames[k], u[k]);
+    char note[200];
+    snprintf(note, sizeof note, "N-body (Henon) units with G = %.17g, given as 1 kpc, 1e10 Msun and the velocity "
+             "that makes G exact; any other length and mass scale is as valid", s->G);
+    gs_h5_attr(j, g, "note", -1, -1, 0, note);
+    gs_h5_i32(j, p, "ComovingIntegrationOn", 0);
+    gs_h5_i32(j, p, "PeriodicBoundariesOn", 0);
+    static const char *zeros[] = {"BoxSize", "Omega0", "OmegaLambda", "OmegaBaryon"};
+    for (size_t i = 0; i < sizeof zeros / sizeof *zeros; i++) gs_h5_f64(j, p, zeros[i], 0);
+    for (int k = 0; k < 3; k++) gs_h5_f64(j, p, unames[k], u[k]);
+    gs_h5_f64(j, p, "GravityConstantInternal", s->G);
+    gs_h5_f64(j, p, "Time_GYR", s->time * u[3] / GS_IO_GYR_S);
+  }
+  if (g >= 0) H5Gclose(g);
+  if (p >= 0) H5Gclose(p);
+}
+
+/* /Header: everything GADGET-2/3 readers look for (yt reads them all, so the cosmology entries
+ * are there with their non-cosmological values), then ours. */
 static void gs_h5_header(struct gs_io_job *j, hid_t file) {
   const struct gs_snapshot *s = j->s;
   hid_t h = H5Gcreate2(file, "Header", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  hid_t u = H5Gcreate2(file, "Units", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (h < 0 || u < 0) {
-    gs_h5_fail(j, "H5Gcreate2 (Header, Units)");
+  if (h < 0) {
+    gs_h5_fail(j, "H5Gcreate2 (Header)");
   } else {
     /* All bodies are PartType1 (collisionless); N >= 2^32 keeps its high word apart. */
     uint32_t low[6] = {0}, high[6] = {0};
@@ -312,18 +357,24 @@ static void gs_h5_header(struct gs_io_job *j, hid_t file) {
     gs_h5_f64(j, h, "G", s->G);
     gs_h5_f64(j, h, "eps", s->eps);
     gs_h5_attr(j, h, "ic", -1, -1, 0, s->ic ? s->ic : "");
-    /* Code units are N-body (Henon) units, not cgs: the 1s tell unit-aware readers not to
-     * rescale, and the note says what they are. */
-    gs_h5_f64(j, u, "UnitLength_in_cm", 1);
-    gs_h5_f64(j, u, "UnitMass_in_g", 1);
-    gs_h5_f64(j, u, "UnitVelocity_in_cm_per_s", 1);
-    gs_h5_f64(j, u, "UnitTime_in_s", 1);
-    char note[160];
-    snprintf(note, sizeof note, "N-body (Henon) units with G = %.17g; the unit values are placeholders, not cgs", s->G);
-    gs_h5_attr(j, u, "note", -1, -1, 0, note);
+    H5Gclose(h);
   }
-  if (h >= 0) H5Gclose(h);
-  if (u >= 0) H5Gclose(u);
+  gs_h5_units_params(j, file);
+}
+
+/* A dataset's units the way EAGLE-style readers (pynbody) take them: a description in U_L, U_V,
+ * U_M, its factor to cgs, and no a or h scaling. */
+static void gs_h5_dset_units(struct gs_io_job *j, hid_t dset, const char *name) {
+  double u[4], cgs = 1;
+  gs_h5_units(j->s, u);
+  const char *what = "Particle index, no unit";
+  if (strcmp(name, "Coordinates") == 0) what = "Position [U_L]", cgs = u[0];
+  else if (strcmp(name, "Velocities") == 0) what = "Velocity [U_V]", cgs = u[2];
+  else if (strcmp(name, "Masses") == 0) what = "Mass [U_M]", cgs = u[1];
+  gs_h5_attr(j, dset, "VarDescription", -1, -1, 0, what);
+  gs_h5_f64(j, dset, "CGSConversionFactor", cgs);
+  gs_h5_f64(j, dset, "aexp-scale-exponent", 0);
+  gs_h5_f64(j, dset, "h-scale-exponent", 0);
 }
 
 /* Rows [lo, hi) of one dataset of width w from buf (an empty selection still takes part in the
@@ -356,6 +407,7 @@ static void gs_h5_array(struct gs_io_job *j, hid_t group, hid_t dxpl, const char
     hid_t space = H5Screate_simple(w > 1 ? 2 : 1, dims, NULL);
     dset = H5Dcreate2(group, name, ids_only ? H5T_STD_U64LE : H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (dset < 0) gs_h5_fail(j, name);
+    else gs_h5_dset_units(j, dset, name);
     H5Sclose(space);
   }
   /* Nobody enters a collective transfer on a dataset that another rank failed to create. */

@@ -104,9 +104,14 @@ int gs_nbody_snapshot(struct gs_nbody_job *job, int index, long step) {
       if (c < 3) pos[3 * k + c] = pv, vel[3 * k + c] = vv;
       else mass[k] = pv;
     }
+  /* The header names the initial conditions: the preset, or the file's name as --ic gave it (a
+   * restart that did not repeat --ic FILE only knows it was a file). */
+  const char *ic = job->ic_name;
+  if (strcmp(ic, "file") == 0 && strcmp(job->o->ic, "plummer") && strcmp(job->o->ic, "disk") && strcmp(job->o->ic, "uniform"))
+    ic = job->o->ic;
   struct gs_snapshot s = {.n_total = job->n, .first = first, .count = count, .pos = pos, .vel = vel, .mass = mass,
                           .time = step * job->o->dt, .step = step, .G = job->G,
-                          .eps = job->law == GS_LAW_PLUMMER ? job->o->eps : 0.0, .ic = job->ic_name};
+                          .eps = job->law == GS_LAW_PLUMMER ? job->o->eps : 0.0, .ic = ic};
   struct gs_msg msg = {{0}};
   int status = gs_io_write_snapshot(job->o->output, index, &s, MPI_COMM_WORLD, &msg);
   if (status != GS_OK && job->run->rank == 0) fprintf(stderr, "gpusim: error: %s\n", msg.text);

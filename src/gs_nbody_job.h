@@ -20,6 +20,9 @@ struct gs_step_times {
   double hidden;    /* fraction of the exchange hidden behind force computation, 0..1 */
 };
 
+/* |dE/E0| above which the run's end says "energy: ... DRIFT" (a warning; exit status unchanged). */
+#define GS_NBODY_ENERGY_TOL 1e-3
+
 /* Global diagnostics: energies, momentum, and the mass moment sum m x (M times the centre). */
 struct gs_diag {
   double kinetic, potential, energy, p[3], com[3];
@@ -54,6 +57,8 @@ struct gs_nbody_job {
   void *d_acc2;              /* scratch forces for diagnostics off the energy schedule */
   long step0;                /* steps done before this run (a restart's checkpoint step) */
   double e0;                 /* energy at step 0 */
+  double de_last;            /* |dE/E0| of the last diagnostics row, at step de_step (rank 0) */
+  long de_step;
   double t_start;            /* MPI_Wtime at the start of the run, for the wall-clock budget */
   struct gs_report rep;
   int failed;
@@ -77,7 +82,7 @@ void gs_nbody_forces(struct gs_nbody_job *job, struct gs_nbody_force_args *a, gs
 struct gs_diag gs_nbody_diagnose(struct gs_nbody_job *job, int fresh);
 
 /* The diagnostics table's header and the row of `step`. */
-void gs_nbody_print_diag_header(const struct gs_nbody_job *job, long step, const struct gs_diag *d);
+void gs_nbody_print_diag_header(struct gs_nbody_job *job, long step, const struct gs_diag *d);
 
 /* Advance from step job->step0 to --steps with the KDK leapfrog, printing diagnostics and
  * progress, writing snapshots and checkpoints; stops early (after a checkpoint) on a signal or

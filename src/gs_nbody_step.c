@@ -125,8 +125,25 @@ static double gs_nbody_exchange_forces(struct gs_nbody_job *job, int potential, 
   return tx;
 }
 
-/* One row of the diagnostics table (rank 0). |dE/E0| is "n/a" where E0 = 0 (one body, no mass). */
-static void gs_nbody_print_diag(const struct gs_nbody_job *job, long step, const struct gs_diag *d) {
+/* The diagnostics as result rows for --csv and --json (rank 0), one per quantity at full
+ * precision, the step and time in params (docs/results-schema.md, "Diagnostics rows"). An
+ * undefined |dE/E0| (E0 = 0) has no row. */
+static void gs_nbody_diag_rows(struct gs_nbody_job *job, long step, const double v[6]) {
+  static const char *names[6] = {"kinetic", "potential", "energy", "energy_error", "momentum", "mass_moment"};
+  for (int k = 0; k < 6; k++) {
+    if (k == 3 && v[k] < 0) continue;
+    struct gs_row row = {.workload = "nbody", .rank = -1, .problem_size = job->n, .unit = "code", .efficiency = -1};
+    snprintf(row.kernel, sizeof row.kernel, "%s", gs_nbody_kernel_name(job->kernel));
+    snprintf(row.metric, sizeof row.metric, "%s", names[k]);
+    row.value = v[k];
+    snprintf(row.params, sizeof row.params, "phase=diag;step=%ld;time=%.17g", step, step * job->o->dt);
+    gs_report_add(&job->rep, &row);
+  }
+}
+
+/* One row of the diagnostics table (rank 0), also kept for the energy verdict and the rows.
+ * |dE/E0| is "n/a" where E0 = 0 (one body, no mass). */
+static void gs_nbody_print_diag(struct gs_nbody_job *job, long step, const struct gs_diag *d) {
   if (job->run->rank != 0) return;
   double p = sqrt(d->p[0] * d->p[0] + d->p[1] * d->p[1] + d->p[2] * d->p[2]);
   double c = sqrt(d->com[0] * d->com[0] + d->com[1] * d->com[1] + d->com[2] * d->com[2]);
@@ -136,9 +153,13 @@ static void gs_nbody_print_diag(const struct gs_nbody_job *job, long step, const
   printf("%8ld %10.5f %14.8f %14.8f %16.9f %11s %11.3e %11.3e\n", step, step * job->o->dt, d->kinetic, d->potential,
          d->energy, dE, p, c);
   fflush(stdout);
+  job->de_last = de;
+  job->de_step = step;
+  const double v[6] = {d->kinetic, d->potential, d->energy, de, p, c};
+  gs_nbody_diag_rows(job, step, v);
 }
 
-void gs_nbody_print_diag_header(const struct gs_nbody_job *job, long step, const struct gs_diag *d) {
+void gs_nbody_print_diag_header(struct gs_nbody_job *job, long step, const struct gs_diag *d) {
   if (job->run->rank == 0)
     printf("%8s %10s %14s %14s %16s %11s %11s %11s\n", "step", "time", "kinetic", "potential", "energy", "|dE/E0|",
            "|P|", "|M x_com|");

@@ -149,7 +149,7 @@ static void gs_report_csv_row(struct gs_buf *b, const struct gs_report *rep, con
   gs_buf_printf(b, ",%s,%" PRIu64 ",%d,%.9g,%.9g,%.9g,", run->be.name, r->problem_size, r->iterations, r->t_min,
                 r->t_median, r->t_max);
   gs_buf_csv(b, r->metric);
-  gs_buf_printf(b, ",%.9g,", r->value);
+  gs_buf_printf(b, ",%.17g,", r->value);
   gs_buf_csv(b, r->unit);
   if (r->efficiency >= 0) gs_buf_printf(b, ",%.6f,", r->efficiency);
   else gs_buf_printf(b, ",,");
@@ -192,7 +192,7 @@ static int gs_report_json(const struct gs_report *rep, const struct gs_run *run,
                   "\"time_median_s\": %.9g, \"time_max_s\": %.9g, \"metric\": ", run->be.name, r->problem_size,
                   r->iterations, r->t_min, r->t_median, r->t_max);
     gs_buf_json(&b, r->metric);
-    gs_buf_printf(&b, ", \"value\": %.9g, \"unit\": ", r->value);
+    gs_buf_printf(&b, ", \"value\": %.17g, \"unit\": ", r->value);
     gs_buf_json(&b, r->unit);
     if (r->efficiency >= 0) gs_buf_printf(&b, ", \"efficiency\": %.6f, \"params\": ", r->efficiency);
     else gs_buf_printf(&b, ", \"efficiency\": null, \"params\": ");

@@ -4,7 +4,10 @@
 # h5py for HDF5, Python's struct and json for the raw format. Every value of every body, the
 # GADGET Header attributes and ParticleIDs are checked; also chunk boundaries (GS_IO_ROWS=7),
 # ranks without bodies, an empty snapshot, replacing a snapshot, and a failure that every rank
-# reports identically instead of hanging. Skips (77) only when no independent reader exists.
+# reports identically instead of hanging. The unit and Parameters attributes that make
+# non-cosmological readers see gpusim's units, and, where importable (python3, /usr/bin/python3 or
+# $GS_PYTHON), yt and pynbody loading the snapshot with those units (docs/snapshot-format.md);
+# gpusim nbody's snapshot names its --ic file. Skips (77) only when no independent reader exists.
 . "$GS_TEST_LIB"
 [ -x "${GS_SNAP_WRITER:-}" ] || gs_hard "GS_SNAP_WRITER is not set to the built tests/gs_snap_writer"
 [ -n "${MPIEXEC:-}" ] || gs_skip "no MPI launcher (mpiexec) found by configure"
@@ -13,11 +16,13 @@ trap 'rm -rf "$tmp"' EXIT
 
 # Readers. Debian's h5py is for /usr/bin/python3, which need not be the python3 on PATH (pyenv).
 h5dump=$(command -v h5dump || true)
-py_h5py="" py_any=""
-for py in python3 /usr/bin/python3; do
+py_h5py="" py_any="" py_yt="" py_pynbody=""
+for py in ${GS_PYTHON:-} python3 /usr/bin/python3; do
   command -v "$py" >/dev/null 2>&1 || continue
   [ -z "$py_any" ] && "$py" -c 'import json, struct' 2>/dev/null && py_any=$py
   [ -z "$py_h5py" ] && "$py" -c 'import h5py, numpy' 2>/dev/null && py_h5py=$py
+  [ -z "$py_yt" ] && "$py" -c 'import yt, h5py' 2>/dev/null && py_yt=$py
+  [ -z "$py_pynbody" ] && "$py" -c 'import pynbody' 2>/dev/null && py_pynbody=$py
 done
 
 # write NP DIR N INDEX TIME: the writer on NP ranks, chunks of 7 rows so every size crosses some.
@@ -34,9 +39,10 @@ function want(name, i, c) {
   return i
 }'
 
-# h5vals ARGS...: the values of one h5dump object (-d DATASET or -a ATTRIBUTE), one per line.
+# h5vals ARGS...: the values of one h5dump object (-d DATASET or -a ATTRIBUTE), one per line
+# (its first DATA block: a dataset's attributes follow its data).
 h5vals() {
-  "$h5dump" -y -w 0 -m '%.17g' "$@" | awk '/^ *DATA \{/ { on = 1; next } on && /^ *\}/ { on = 0 }
+  "$h5dump" -y -w 0 -m '%.17g' "$@" | awk '/^ *DATA \{/ && !done { on = 1; next } on && /^ *\}/ { on = 0; done = 1 }
     on { gsub(/,/, " "); for (k = 1; k <= NF; k++) print $k }'
 }
 
@@ -110,8 +116,23 @@ with h5py.File(path, "r") as f:
     for k in ("NumPart_ThisFile", "NumPart_Total", "NumPart_Total_HighWord"):
         assert h[k].dtype == np.uint32 and h[k].shape == (6,), (k, h[k].dtype)
     assert h["gpusim_version"], "no gpusim_version"
-    for k in ("UnitLength_in_cm", "UnitMass_in_g", "UnitVelocity_in_cm_per_s"):
-        assert f["Units"].attrs[k] == 1.0, k
+    # Units: 1 kpc, 1e10 Msun and the velocity that makes G (1 here) exact; time is L / V.
+    u = f["Units"].attrs
+    L, M, V, T = (u[k] for k in ("UnitLength_in_cm", "UnitMass_in_g", "UnitVelocity_in_cm_per_s", "UnitTime_in_s"))
+    assert (L, M) == (3.0856775814913673e21, 1.988409870698051e43) and T == L / V, (L, M, V, T)
+    assert abs(6.6743e-8 * M / (L * V * V) - 1) < 1e-12, ("G in these units", 6.6743e-8 * M / (L * V * V))
+    # Parameters as GADGET-4 writes them without comoving integration; no HubbleParam there
+    # (pynbody would take h^-1 units) and no /Config group (yt would take the file for AREPO).
+    p = f["Parameters"].attrs
+    want = {"ComovingIntegrationOn": 0, "PeriodicBoundariesOn": 0, "BoxSize": 0.0, "Omega0": 0.0,
+            "OmegaLambda": 0.0, "OmegaBaryon": 0.0, "UnitLength_in_cm": L, "UnitMass_in_g": M,
+            "UnitVelocity_in_cm_per_s": V, "GravityConstantInternal": 1.0, "Time_GYR": t * T / 3.15576e16}
+    assert {k: p[k] for k in want} == want and set(p) == set(want), dict(p)
+    assert "Config" not in f, "a /Config group"
+    for k, desc, cgs in (("Coordinates", "U_L", L), ("Velocities", "U_V", V), ("Masses", "U_M", M), ("ParticleIDs", "", 1.0)):
+        a = f["PartType1/" + k].attrs
+        assert (a["CGSConversionFactor"], a["aexp-scale-exponent"], a["h-scale-exponent"]) == (cgs, 0, 0), (k, dict(a))
+        assert (desc in a["VarDescription"].decode()) if desc else "U_" not in a["VarDescription"].decode(), (k, dict(a))
     i = np.arange(n, dtype=np.float64)
     iu = np.arange(n, dtype=np.uint64)
     want = {"Coordinates": np.stack([i + 0.5, -0.25 * i, 0.125 * (iu % 7) - 1], axis=1),
@@ -156,6 +177,56 @@ print("raw: %s: %d bodies OK" % (base, n))
 EOF
 }
 
+# check_yt FILE N TIME: yt loads it as GADGET HDF5 with the units of /Units (the lines of
+# docs/snapshot-format.md): the time, values in code units, G = 1 to the precision of yt's
+# constants, not cosmological, not periodic.
+check_yt() {
+  "$py_yt" - "$@" <<'EOF' || gs_fail "yt: $1"
+import sys
+import h5py, numpy as np, unyt, yt
+yt.set_log_level(40)
+path, n, t = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+u = h5py.File(path, "r")["Units"].attrs
+ds = yt.load(path, unit_base={k: float(u[k]) for k in ("UnitLength_in_cm", "UnitMass_in_g", "UnitVelocity_in_cm_per_s")},
+             bounding_box=[[-100, 100]] * 3)
+assert type(ds).__name__ == "GadgetHDF5Dataset" and not ds.cosmological_simulation, type(ds)
+assert tuple(ds.periodicity) == (False, False, False), ds.periodicity
+assert abs(float(ds.current_time.to("s")) / (t * u["UnitTime_in_s"]) - 1) < 1e-12, ds.current_time.to("s")
+G = float(unyt.G.to(ds.length_unit ** 3 / ds.mass_unit / ds.time_unit ** 2))
+assert abs(G - 1) < 1e-4, ("G in yt's code units", G)
+ad = ds.all_data()
+i = np.argsort(ad["PartType1", "ParticleIDs"].d)
+pos, m = ad["PartType1", "Coordinates"].to("code_length").d[i], ad["PartType1", "Masses"].to("code_mass").d[i]
+iu = np.arange(n, dtype=np.uint64)
+assert np.allclose(pos[:, 0], iu + 0.5, rtol=1e-12) and np.allclose(m, (1 + iu % 3) / 1024, rtol=1e-12), pos[:3]
+print("yt %s: %s: %d bodies, t = %s, G = %.6f OK" % (yt.__version__, path, n, ds.current_time, G))
+EOF
+}
+
+# check_pynbody FILE N TIME: pynbody loads it with no warning, in the units of /Units (no a, no h),
+# the time from Time_GYR, G = 1 in those units.
+check_pynbody() {
+  "$py_pynbody" - "$@" <<'EOF' || gs_fail "pynbody: $1"
+import sys, warnings
+import numpy as np, pynbody
+path, n, t = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    s = pynbody.load(path)
+    pos, vel, m = s["pos"], s["vel"], s["mass"]
+assert not w, [str(x.message) for x in w]
+L, V, M = pos.units, vel.units, m.units
+assert "a" not in str(L) and "h" not in str(M), (L, M)
+G = float(pynbody.units.G.ratio(L ** 3 / M / (L / V) ** 2))
+assert abs(G - 1) < 1e-4, ("G in the snapshot's units", G)
+T = float((L / V).ratio("s"))
+assert abs(float(s.properties["time"].ratio("s")) - t * T) <= 1e-4 * t * T, (s.properties["time"], t * T)
+iu = np.arange(n, dtype=np.uint64)
+assert np.array_equal(np.asarray(pos)[:, 0], iu + 0.5) and np.array_equal(np.asarray(m), (1 + iu % 3) / 1024)
+print("pynbody %s: %s: %d bodies, t = %s, G = %.6f OK" % (pynbody.__version__, path, n, s.properties["time"], G))
+EOF
+}
+
 # check DIR INDEX N TIME: whatever the build wrote, with every reader there is.
 readers=0
 check() {
@@ -182,6 +253,26 @@ for np in 1 2 4; do
   echo "np=$np: $out"
   check "$tmp/np$np" $np 37 1.5
 done
+# yt and pynbody, where installed (CI installs them; see docs/snapshot-format.md).
+f2=$tmp/np2/snapshot_002.hdf5
+if [ -f "$f2" ]; then
+  skip_why="not importable by ${GS_PYTHON:+$GS_PYTHON, }python3 or /usr/bin/python3"
+  if [ -n "$py_yt" ]; then check_yt "$f2" 37 1.5 && readers=$((readers + 1)); else echo "SKIP (part): yt $skip_why"; fi
+  if [ -n "$py_pynbody" ]; then check_pynbody "$f2" 37 1.5 && readers=$((readers + 1)); else echo "SKIP (part): pynbody $skip_why"; fi
+fi
+# gpusim nbody's own snapshot names the --ic file it started from.
+printf '%s\n' '-0.5 0 0 0 -0.5 0 0.5' '0.5 0 0 0 0.5 0 0.5' >"$tmp/two bodies.txt"
+out=$(gs_mpirun 2 nbody --backend cpu --iters 1 --ic "$tmp/two bodies.txt" --steps 2 --snapshot-every 1 \
+  --output "$tmp/run" --progress off 2>&1) || { echo "$out"; gs_fail "gpusim nbody --ic FILE with snapshots"; }
+if [ -f "$tmp/run/snapshot_001.hdf5" ] && [ -n "$py_h5py" ]; then
+  ic=$("$py_h5py" -c 'import h5py, sys; print(h5py.File(sys.argv[1], "r")["Header"].attrs["ic"].decode())' "$tmp/run/snapshot_001.hdf5")
+elif [ -f "$tmp/run/snapshot_001.json" ] && [ -n "$py_any" ]; then
+  ic=$("$py_any" -c 'import json, sys; print(json.load(open(sys.argv[1]))["ic"])' "$tmp/run/snapshot_001.json")
+else
+  ic="(no snapshot_001 read)"
+fi
+[ "$ic" = "$tmp/two bodies.txt" ] || gs_fail "snapshot ic attribute '$ic', want '$tmp/two bodies.txt'"
+echo "ok: the snapshot's ic is the file name"
 # Ranks without bodies (3 bodies on 4 ranks), an empty snapshot, and replacing snapshot 1.
 write 4 "$tmp/few" 3 1 2.5 >/dev/null 2>&1 || gs_fail "np=4, N=3: writer exit status"
 check "$tmp/few" 1 3 2.5

@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <math.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -147,8 +148,14 @@ static void gs_check(const char *dir, int index, uint64_t n, double time, const 
   GS_EXPECT(gs_attr(f, "/Header", "gpusim_version", -1, -1, 0, s) && strcmp(s, PACKAGE_VERSION) == 0);
   memset(s, 0, sizeof s);
   GS_EXPECT(gs_attr(f, "/Header", "ic", -1, -1, 0, s) && strcmp(s, ic) == 0);
-  GS_EXPECT(gs_f64(f, "/Units", "UnitLength_in_cm") == 1 && gs_f64(f, "/Units", "UnitMass_in_g") == 1);
-  GS_EXPECT(gs_f64(f, "/Units", "UnitVelocity_in_cm_per_s") == 1);
+  /* Units: 1 kpc, 1e10 Msun and the velocity (and time) that make the run's G = 0.75 exact. */
+  double L = gs_f64(f, "/Units", "UnitLength_in_cm"), M = gs_f64(f, "/Units", "UnitMass_in_g");
+  double V = gs_f64(f, "/Units", "UnitVelocity_in_cm_per_s"), T = gs_f64(f, "/Units", "UnitTime_in_s");
+  GS_EXPECT(L == 3.0856775814913673e21 && M == 1.988409870698051e43 && T == L / V);
+  GS_EXPECT(fabs(6.6743e-8 * M * T * T / (L * L * L) / 0.75 - 1) < 1e-12);
+  GS_EXPECT(gs_f64(f, "/Parameters", "GravityConstantInternal") == 0.75);
+  GS_EXPECT(gs_f64(f, "/Parameters", "UnitVelocity_in_cm_per_s") == V);
+  GS_EXPECT(fabs(gs_f64(f, "/Parameters", "Time_GYR") - time * T / 3.15576e16) <= 1e-15 * time * T / 3.15576e16);
   memset(s, 0, sizeof s);
   GS_EXPECT(gs_attr(f, "/Units", "note", -1, -1, 0, s) && strstr(s, "Henon") && strstr(s, "G = 0.75"));
 
