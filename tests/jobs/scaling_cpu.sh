@@ -32,6 +32,14 @@ S --gpus 0 --dry-run >/dev/null 2>&1
 S --strong-size 1.5 --dry-run >/dev/null 2>&1
 [ $? = 2 ] || gs_fail "--strong-size 1.5: want exit status 2"
 
+# A launcher option of one word that starts with "--", as the docs show it (issue 17, item 2).
+out=$(timeout 60 python3 "$sweep" --gpusim "$GPUSIM" --gpus 1 --repeats 1 --dry-run --mpirun-args --oversubscribe \
+  --srun-args --gpus-per-task=1 -- --iters 2 2>&1)
+rc=$?
+[ $rc = 0 ] || { echo "$out"; gs_fail "--mpirun-args --oversubscribe: exit status $rc"; }
+echo "$out" | grep -q -- "-np 1 --oversubscribe .*--iters 2$" || { echo "$out"; gs_fail "--mpirun-args --oversubscribe not passed on"; }
+echo "ok: --mpirun-args/--srun-args take a value that starts with --"
+
 # nbody: skipped with a clear message while gpusim has none.
 if "$GPUSIM" nbody --help >/dev/null 2>&1; then
   S --workload nbody --gpus 1,2 --repeats 1 --strong-size 512 --weak-size 256 --out "$tmp/nbody" -- --steps 2 ||
@@ -128,6 +136,18 @@ for f in reduce-strong reduce-weak reduce-ladder; do
   png_ok "$tmp/gpufigs2/$f.png" || gs_fail "plot --kernel: $f.png missing or not a PNG"
 done
 echo "ok: GPU-like figures"
+
+# --kernel naming none of a sweep's kernels (CPU results have omp only): each figure left out is
+# named, with the reason, and the exit status is 1 (issue 17, item 6).
+out=$(timeout 120 $py "$plot" "$tmp/sw" --kernel 7,onepass,cub --out "$tmp/nokern" 2>&1)
+rc=$?
+echo "$out"
+[ $rc = 1 ] || gs_fail "plot --kernel with none of the sweep's kernels: exit status $rc, want 1"
+for k in strong weak; do
+  echo "$out" | grep -q "^plot: .*reduce-$k.png not drawn: .*reduce-$k.csv has no job rows of kernel(s) 7,onepass,cub (it has: omp)" ||
+    gs_fail "plot --kernel: no message for the $k figure left out"
+done
+echo "ok: plot --kernel names the figures it leaves out, exit status 1"
 
 # Bad input: exit status 2; nothing to plot: 1.
 echo "a,b" >"$tmp/other.csv"
