@@ -53,7 +53,8 @@ for f in $slurm; do
       --nodes | --ntasks-per-node | --gpus-per-node | --cpus-per-task) echo "$val" | grep -Eq '^[1-9][0-9]*$' ;;
       --time) echo "$val" | grep -Eq '^([0-9]+-)?[0-9]{1,2}:[0-5][0-9]:[0-5][0-9]$' ;;
       --signal) echo "$val" | grep -Eq '^(B:)?(USR1|USR2|TERM)@[0-9]+$' ;;
-      --output) echo "$val" | grep -Eq '^[A-Za-z0-9_.%-]+$' ;;
+      # The log in the submit directory is <job name>-<job id>.out (issue 17, item 7: not gpusim-gpusim-...)
+      --output) echo "$val" | grep -Eq '^%x-(%j|%A_%a)\.out$' ;;
       --array) echo "$val" | grep -Eq '^[0-9]+-[0-9]+(%[0-9]+)?$' ;;
       *) false ;;
     esac || { echo "$b: bad or unknown directive: $opt"; exit 1; }
@@ -118,7 +119,8 @@ for f in $tsubame; do
     echo "$d" | grep -q -- "^#\\\$ $need" || gs_fail "$b: no '#\$ $need'"
   done
   grep -q 'GPUSIM_MODULES=cuda openmpi' "$f" && grep -q 'module load' "$f" || gs_fail "$b: no module load cuda openmpi"
-  grep -q -- '-npernode' "$f" && grep -q 'GPUSIM_NPERNODE:=4' "$f" || gs_fail "$b: not mpirun -npernode 4"
+  grep -q -- '-npernode "$GPUSIM_NPERNODE"' "$f" && grep -q 'GPUSIM_NPERNODE:=$(gs_node_gpus)' "$f" ||
+    gs_fail "$b: not mpirun -npernode <GPUs per node>"
   grep -q 'Open MPI is 5' "$f" || gs_fail "$b: no note on the site's Open MPI 5"
   grep -q "^#   .*qsub -g GROUP .*jobs/tsubame/$b" "$f" || gs_fail "$b: header has no qsub -g GROUP command for it"
 done
@@ -143,6 +145,13 @@ for set in "$slurm" "$pbs" "$tsubame"; do
   done
 done
 echo "ok: headers, shared blocks, parameters, no user paths"
+# Every nbody script gives the ranks time to checkpoint after SIGTERM, in one marked place.
+for f in "$jobs"/slurm/nbody* "$jobs"/pbs/nbody* "$jobs"/tsubame/nbody* "$jobs"/slurm/sweep_array.sbatch; do
+  [ "$(grep -c '^export OMPI_MCA_odls_base_sigkill_timeout=${OMPI_MCA_odls_base_sigkill_timeout:-60}$' "$f")" = 1 ] &&
+    grep -q '^# ---- Open MPI: time for the ranks to checkpoint after SIGTERM' "$f" ||
+    gs_fail "$f: no (or more than one) marked OMPI_MCA_odls_base_sigkill_timeout setting"
+done
+echo "ok: nbody scripts set OMPI_MCA_odls_base_sigkill_timeout"
 
 # ---- PBS and TSUBAME scripts, run here as their batch systems would run them ----
 [ -n "${MPIEXEC:-}" ] || { echo "no MPI launcher: the scripts are not run"; echo "PASS"; exit 0; }
@@ -180,6 +189,50 @@ echo "$out"
 check_run "tsubame/reduce.sh" $rc "$tmp/tsubame/results/gpusim-test-102" 102
 grep -q '^module load cuda openmpi$' "$tmp/module.log" || gs_fail "tsubame: no 'module load cuda openmpi'"
 echo "$out" | grep -q -- "-npernode 2 -np 2 " || gs_fail "tsubame: not mpirun -npernode 2 -np 2"
+
+# Launch lines, with a stand-in launcher that shows its arguments and answers --version as
+# $FAKE_VERSION says. TSUBAME: ranks per node = the GPUs the job sees (issue 17, item 4); PBS:
+# each launcher's own flags (item 8).
+cat >"$tmp/bin/fake-launcher" <<'EOF2'
+#!/bin/sh
+case "$1" in --version | -version | -V) echo "$FAKE_VERSION"; exit 0 ;; esac
+echo "fake-launcher: $*"
+EOF2
+chmod +x "$tmp/bin/fake-launcher"
+cp "$tmp/bin/fake-launcher" "$tmp/bin/aprun"
+launch() { # launch SCRIPT VAR=VALUE...: the script's launch line
+  local s=$1
+  shift
+  case $s in pbs/*) pbsvars 105 ;; *) sgevars 105 ;; esac
+  env "${V[@]}" GPUSIM_MPIRUN="$tmp/bin/fake-launcher" GPUSIM_MPIEXEC="$tmp/bin/fake-launcher" GPUSIM_MPIRUN_ARGS= \
+    GPUSIM_MPIEXEC_ARGS= "$@" timeout 60 bash "$jobs/$s" 2>&1 | grep '^fake-launcher: '
+}
+want_launch() { # want_launch WHAT PATTERN SCRIPT VAR=VALUE...
+  local what=$1 pat=$2 got
+  shift 2
+  got=$(launch "$@")
+  echo "$got" | grep -q -- "$pat" || gs_fail "$what: launch line '$got', want '$pat'"
+  echo "ok: $what: $got" | cut -c1-150
+}
+for s in reduce.sh nbody.sh; do
+  want_launch "tsubame/$s, 2 GPUs visible" "^fake-launcher: -npernode 2 -np 4 " tsubame/$s GPUSIM_NPERNODE= \
+    NHOSTS=2 CUDA_VISIBLE_DEVICES=0,1
+  want_launch "tsubame/$s, 1 GPU visible (node_q)" "^fake-launcher: -npernode 1 -np 3 " tsubame/$s GPUSIM_NPERNODE= \
+    NHOSTS=3 CUDA_VISIBLE_DEVICES=GPU-1234
+  want_launch "tsubame/$s, GPUSIM_NPERNODE=3" "^fake-launcher: -npernode 3 -np 6 " tsubame/$s GPUSIM_NPERNODE=3 \
+    NHOSTS=2 CUDA_VISIBLE_DEVICES=0
+done
+for s in reduce.pbs nbody.pbs; do
+  want_launch "pbs/$s, Open MPI" "^fake-launcher: -hostfile $tmp/nodefile -np 2 -x PATH" pbs/$s FAKE_VERSION="mpiexec (OpenRTE) 4.1.4"
+  want_launch "pbs/$s, MPICH hydra" "^fake-launcher: -f $tmp/nodefile -n 2 -ppn 2 $GPUSIM " pbs/$s \
+    FAKE_VERSION="HYDRA build details:"
+  want_launch "pbs/$s, Intel MPI" "^fake-launcher: -f $tmp/nodefile -n 2 -ppn 2 " pbs/$s \
+    FAKE_VERSION="Intel(R) MPI Library for Linux* OS, Version 2021.10"
+  want_launch "pbs/$s, Cray PALS" "^fake-launcher: --hostfile $tmp/nodefile -n 2 --ppn 2 " pbs/$s \
+    GPUSIM_MPIEXEC_KIND=pals
+  want_launch "pbs/$s, aprun" "^fake-launcher: -n 2 -N 2 -d 1 " pbs/$s GPUSIM_MPIEXEC="$tmp/bin/aprun"
+  want_launch "pbs/$s, none" "^fake-launcher: $GPUSIM " pbs/$s GPUSIM_MPIEXEC_KIND=none
+done
 # Without a module command: an error, unless GPUSIM_MODULES is empty.
 sgevars 103
 out=$(env "${V[@]}" PATH=/usr/bin:/bin timeout 120 bash "$jobs/tsubame/reduce.sh" 2>&1)
@@ -198,6 +251,25 @@ for s in pbs/nbody.pbs tsubame/nbody.sh; do
     [ $rc = 0 ] || gs_fail "$s: exit status $rc"
     gs_verified "$out" "$s"
     echo "$out" | grep -q -- '--n 256 --steps 2' || gs_fail "$s: NBODY_N/NBODY_STEPS not passed on"
+    if "$GPUSIM" nbody --help 2>&1 | grep -q -- --restart; then
+      # Checkpoints in the job's own directory, and NBODY_RESTART resumes (issue 17, item 5): two
+      # jobs from one submit directory never share a checkpoint directory.
+      wd=${s%%/*}
+      for j in 106 107; do
+        case $s in pbs/*) pbsvars $j ;; *) sgevars $j ;; esac
+        out=$(env "${V[@]}" GPUSIM_ARGS="--checkpoint-every 1" NBODY_N=256 NBODY_STEPS=2 timeout 120 bash "$jobs/$s" 2>&1)
+        rc=$?
+        ck=$tmp/$wd/results/gpusim-test-$j/nbody-out
+        [ $rc = 0 ] && [ -s "$ck/checkpoint.json" ] || { echo "$out"; ls -R "$tmp/$wd"; gs_fail "$s: job $j: no checkpoint in $ck"; }
+      done
+      [ ! -e "$tmp/$wd/nbody-out" ] || gs_fail "$s: checkpoints in the shared submit directory's nbody-out"
+      case $s in pbs/*) pbsvars 108 ;; *) sgevars 108 ;; esac
+      out=$(env "${V[@]}" GPUSIM_ARGS= NBODY_N=256 NBODY_STEPS=4 NBODY_RESTART="$ck" timeout 120 bash "$jobs/$s" 2>&1)
+      rc=$?
+      echo "$out" | grep -q "^# restart: from $ck at step 2 " && echo "$out" | grep -q '^# final state: step 4, ' &&
+        [ $rc = 0 ] || { echo "$out"; gs_fail "$s: NBODY_RESTART=$ck NBODY_STEPS=4: not resumed from step 2 to 4"; }
+      echo "ok: $s: checkpoints in each job's directory, NBODY_RESTART resumes"
+    fi
   else
     out=$(env "${V[@]}" timeout 120 bash "$jobs/$s" 2>&1)
     rc=$?
