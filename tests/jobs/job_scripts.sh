@@ -7,6 +7,7 @@
 # `module`), on 2 ranks of the CPU backend, including USR1 handling.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$GS_TEST_LIB"
+. "$(dirname "$0")/examples_lib.sh"
 top=$(cd "$(dirname "$GS_TEST_LIB")/.." && pwd)
 jobs=$top/jobs
 tmp=$(mktemp -d)
@@ -153,6 +154,15 @@ for f in "$jobs"/slurm/nbody* "$jobs"/pbs/nbody* "$jobs"/tsubame/nbody* "$jobs"/
 done
 echo "ok: nbody scripts set OMPI_MCA_odls_base_sigkill_timeout"
 
+# Every example command of docs/cluster.md and the headers is one a test runs (issue 17): each is
+# of a kind some test runs in full, and none hides in the prose outside a ```sh block.
+ex=$(gs_examples) || gs_fail "gs_examples"
+[ "$(echo "$ex" | wc -l)" -ge 40 ] || { echo "$ex"; gs_fail "fewer than 40 examples found"; }
+echo "$ex" | awk -F'\t' '$2 == "unknown"' | grep . && gs_fail "examples above: no test runs them (not sbatch, qsub or python3 jobs/scaling/...)"
+awk '/^```/ { inblk = !inblk; next } !inblk' "$top/docs/cluster.md" | grep -nE '`[^`]*(sbatch|qsub|python3) [^`]*jobs/[^`]*`' &&
+  gs_fail "docs/cluster.md: an example command in the prose above, not in a \`\`\`sh block (where the tests find it)"
+echo "ok: $(echo "$ex" | wc -l) examples, each run by a test: $(echo "$ex" | cut -f2 | sort | uniq -c | tr -s ' \n' ' ')"
+
 # ---- PBS and TSUBAME scripts, run here as their batch systems would run them ----
 [ -n "${MPIEXEC:-}" ] || { echo "no MPI launcher: the scripts are not run"; echo "PASS"; exit 0; }
 "$MPIEXEC" --version 2>&1 | grep -q 'Open MPI\|OpenRTE' ||
@@ -233,6 +243,49 @@ for s in reduce.pbs nbody.pbs; do
   want_launch "pbs/$s, aprun" "^fake-launcher: -n 2 -N 2 -d 1 " pbs/$s GPUSIM_MPIEXEC="$tmp/bin/aprun"
   want_launch "pbs/$s, none" "^fake-launcher: $GPUSIM " pbs/$s GPUSIM_MPIEXEC_KIND=none
 done
+# The documented qsub examples, as written, through a stand-in qsub that runs the job at once on
+# this host with the environment PBS Pro (2 ranks on a PBS_NODEFILE) or Grid Engine (NHOSTS=1,
+# 2 ranks) would give it; -V is required (without it the job would not see GPUSIM and the other
+# variables), and so is -g GROUP on TSUBAME.
+cat >"$tmp/bin/qsub" <<EOF2
+#!/bin/bash
+v=no group= script=
+while [ \$# -gt 0 ]; do
+  case \$1 in
+    -V) v=yes ;;
+    -q | -A | -P | -l | -N) shift ;;
+    -g) group=\$2; shift ;;
+    -*) echo "stand-in qsub: unknown option \$1" >&2; exit 2 ;;
+    *) script=\$1 ;;
+  esac
+  shift
+done
+[ \$v = yes ] || { echo "stand-in qsub: no -V: the job would not see GPUSIM and the other variables" >&2; exit 2; }
+[ -f "\$script" ] || { echo "stand-in qsub: no job script '\$script'" >&2; exit 2; }
+n=\$(cat "$tmp/qsub.n" 2>/dev/null || echo 2000); echo \$((n + 1)) >"$tmp/qsub.n"
+case \$script in
+  *.pbs) exec env PBS_NODEFILE="$tmp/nodefile" PBS_JOBID=\$n.stand-in PBS_O_WORKDIR="\$PWD" \\
+      PBS_JOBNAME="\$(sed -n 's/^#PBS -N //p' "\$script")" GPUSIM_MPIEXEC="$MPIEXEC" GPUSIM_MPIEXEC_ARGS="$GS_MPIFLAGS" bash "\$script" ;;
+  *) [ -n "\$group" ] || { echo "stand-in qsub: TSUBAME wants -g GROUP" >&2; exit 2; }
+    exec env JOB_ID=\$n JOB_NAME="\$(sed -n 's/^#\\\$ -N //p' "\$script")" NHOSTS=1 SGE_O_WORKDIR="\$PWD" GPUSIM_NPERNODE=2 \\
+      GPUSIM_MPIRUN="$MPIEXEC" GPUSIM_MPIRUN_ARGS="$GS_MPIFLAGS" bash "\$script" ;;
+esac
+EOF2
+chmod +x "$tmp/bin/qsub"
+gs_example_workdir "$tmp/ex"
+echo "$ex" | awk -F'\t' '$2 == "pbs" || $2 == "tsubame"' >"$tmp/ex.list"
+while IFS="$(printf '\t')" read -r where kind cmd; do
+  out=$(unset GPUSIM GPUSIM_ARGS GPUSIM_BACKEND GPUSIM_NPERNODE GPUSIM_MPIRUN GPUSIM_MPIRUN_ARGS
+    PATH="$tmp/bin:$PATH" gs_example_run "$tmp/ex" "$cmd" </dev/null)
+  rc=$?
+  [ $rc = 0 ] && echo "$out" | grep -q '^# verification: OK' || { echo "$out"; gs_fail "$where: '$cmd': exit status $rc"; }
+  case $cmd in *NBODY_RESTART=*) echo "$out" | grep -q '^# restart: from .* at step 2 ' || { echo "$out"; gs_fail "$where: not resumed"; } ;; esac
+  echo "ok: $where: $cmd"
+  echo "$where" >>"$tmp/ex.done"
+done <"$tmp/ex.list"
+[ -s "$tmp/ex.list" ] && [ "$(wc -l <"$tmp/ex.done")" = "$(wc -l <"$tmp/ex.list")" ] ||
+  gs_fail "$(wc -l <"$tmp/ex.done") of $(wc -l <"$tmp/ex.list") qsub examples run"
+
 # Without a module command: an error, unless GPUSIM_MODULES is empty.
 sgevars 103
 out=$(env "${V[@]}" PATH=/usr/bin:/bin timeout 120 bash "$jobs/tsubame/reduce.sh" 2>&1)
