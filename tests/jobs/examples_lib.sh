@@ -5,8 +5,8 @@
 #   gs_example_workdir DIR a submit directory: jobs/ of this tree, and ./gpusim, a stand-in that
 #                          runs the real gpusim at test size
 # The examples are every line of the ```sh blocks of docs/cluster.md (a line ending in "\" joined
-# with the next) and every "#   " line of a script's header that runs sbatch, qsub or
-# jobs/scaling/*.py. KIND says which test runs them: sbatch (tests/jobs/slurm_local.sh, under a
+# with the next), every "#   " line of a script's header that runs sbatch, qsub or
+# jobs/scaling/*.py, and the "  sweep.py ..." / "  plot.py ..." usage lines of jobs/scaling/*.py. KIND says which test runs them: sbatch (tests/jobs/slurm_local.sh, under a
 # real SLURM), pbs and tsubame (tests/jobs/job_scripts.sh, with a stand-in qsub), python
 # (tests/jobs/scaling_cpu.sh); "unknown" fails tests/jobs/job_scripts.sh, so no example goes
 # untested.
@@ -42,6 +42,12 @@ gs_examples() {
       awk -v f="${f#"$gs_examples_top"/}" '/^#(SBATCH|PBS|\$) / { exit }
         /^#   / && /(sbatch |qsub |jobs\/scaling\/[a-z]+\.py)/ {
           line = substr($0, 5); gsub(/[ \t]+/, " ", line); print f ":" FNR "\t" line }' "$f"
+    done
+    # the usage examples of jobs/scaling/*.py, "  sweep.py ..." in their docstrings
+    for f in "$gs_examples_top"/jobs/scaling/*.py; do
+      awk -v f="${f#"$gs_examples_top"/}" '/^"""/ && NR > 2 { exit }
+        /^  (sweep|plot)\.py / { line = substr($0, 3); gsub(/[ \t]+/, " ", line)
+          print f ":" FNR "\tpython3 jobs/scaling/" line }' "$f"
     done
   } | while IFS="$(printf '\t')" read -r where line; do
     # A trailing "# comment" is the shell's, and a comment: left as it is.

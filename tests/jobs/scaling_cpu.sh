@@ -6,6 +6,7 @@
 # matplotlib (Debian: python3-matplotlib) and skips without it.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$GS_TEST_LIB"
+. "$(dirname "$0")/examples_lib.sh"
 top=$(cd "$(dirname "$GS_TEST_LIB")/.." && pwd)
 sweep=$top/jobs/scaling/sweep.py
 plot=$top/jobs/scaling/plot.py
@@ -148,6 +149,44 @@ for k in strong weak; do
     gs_fail "plot --kernel: no message for the $k figure left out"
 done
 echo "ok: plot --kernel names the figures it leaves out, exit status 1"
+
+# The documented python3 jobs/scaling/... examples, as written, in a submit directory of their
+# own (./gpusim the test-size stand-in; sweeps scaled to 1,2 GPUs and 1 repeat on 2 cores); a
+# plot example plots GPU-like CSVs put where it looks (the figures it promises need GPU kernels).
+gs_example_workdir "$tmp/ex"
+mkdir -p "$tmp/pybin" && ln -sf "$(command -v $py)" "$tmp/pybin/python3" # the python3 with matplotlib
+gs_examples | awk -F'\t' '$2 == "python"' >"$tmp/ex.list"
+: >"$tmp/ex.done"
+while IFS="$(printf '\t')" read -r where kind cmd; do
+  case $cmd in
+    *plot.py*) # its inputs (a directory, or CSV files) made from the GPU-like CSVs; d: where the PNGs go
+      cmd=$(echo "$cmd" | sed 's/<job id>/1234/; s/XXXX/1234/')
+      d=
+      for w in $(echo "$cmd" | sed 's/.*plot\.py //; s/ -.*//'); do
+        case $w in
+          *.csv) cp "$tmp/gpu/$(basename "$w")" "$tmp/ex/$w" || gs_fail "$where: no GPU-like $w" ;;
+          *) rm -rf "${tmp:?}/ex/$w" && mkdir -p "$tmp/ex/$w" && cp "$tmp/gpu"/*.csv "$tmp/ex/$w/" || gs_fail "$where: GPU-like CSVs" ;;
+        esac
+        [ -n "$d" ] || d=$(case $w in *.csv) dirname "$w" ;; *) echo "$w" ;; esac)
+      done
+      case $cmd in *" --out "*) d=$(echo "$cmd" | sed 's/.* --out \([^ ]*\).*/\1/') ;; esac
+      ;;
+    *sweep.py*) cmd=$(echo "$cmd" | sed 's/--gpus [0-9,]*/--gpus 1,2/; s/--repeats [0-9]*/--repeats 1/') ;;
+  esac
+  out=$(unset GPUSIM GPUSIM_BACKEND; PATH="$tmp/pybin:$PATH" gs_example_run "$tmp/ex" "$cmd")
+  rc=$?
+  [ $rc = 0 ] || { echo "$out"; gs_fail "$where: '$cmd': exit status $rc"; }
+  case $cmd in
+    *plot.py*) for f in reduce-strong reduce-weak reduce-ladder; do
+        png_ok "$tmp/ex/$d/$f.png" || { echo "$out"; gs_fail "$where: no $d/$f.png"; }
+      done ;;
+    *) echo "$out" | grep -q '^# sweep: [0-9]* run(s), 0 failed' || { echo "$out"; gs_fail "$where: sweep"; } ;;
+  esac
+  echo "ok: $where: $cmd"
+  echo "$where" >>"$tmp/ex.done"
+done <"$tmp/ex.list"
+[ -s "$tmp/ex.list" ] && [ "$(wc -l <"$tmp/ex.done")" = "$(wc -l <"$tmp/ex.list")" ] ||
+  gs_fail "$(wc -l <"$tmp/ex.done") of $(wc -l <"$tmp/ex.list") python examples run"
 
 # Bad input: exit status 2; nothing to plot: 1.
 echo "a,b" >"$tmp/other.csv"
