@@ -100,6 +100,7 @@ gs_example_run() {
   case $cmd in
     *NBODY_RESTART=*)
       ck=$(cd "$dir" && eval "echo $(echo "$cmd" | sed 's/.*NBODY_RESTART=\([^ ]*\).*/\1/')")
+      case $ck in /*) ;; *) ck=$dir/$ck ;; esac # relative: to the submit directory
       rm -rf "$ck" && mkdir -p "$(dirname "$ck")" || return 99
       (cd "$dir" && timeout 120 "$MPIEXEC" $GS_MPIFLAGS -n 2 ./gpusim nbody --backend cpu --steps 2 \
         --checkpoint-every 1 --output "$ck" >"$dir/fixture.log" 2>&1 </dev/null) ||

@@ -159,7 +159,7 @@ echo "ok: nbody scripts set OMPI_MCA_odls_base_sigkill_timeout"
 ex=$(gs_examples) || gs_fail "gs_examples"
 [ "$(echo "$ex" | wc -l)" -ge 40 ] || { echo "$ex"; gs_fail "fewer than 40 examples found"; }
 echo "$ex" | awk -F'\t' '$2 == "unknown"' | grep . && gs_fail "examples above: no test runs them (not sbatch, qsub or python3 jobs/scaling/...)"
-awk '/^```/ { inblk = !inblk; next } !inblk' "$top/docs/cluster.md" | grep -nE '`[^`]*(sbatch|qsub|python3) [^`]*jobs/[^`]*`' &&
+awk '/^```/ { inblk = !inblk; next } !inblk' "$top/docs/cluster.md" | grep -nE '`[^`]*(sbatch|qsub|python3) [^`]*jobs/[a-z]+/[a-z0-9_]+\.(sbatch|pbs|sh|py)[^`]*`' &&
   gs_fail "docs/cluster.md: an example command in the prose above, not in a \`\`\`sh block (where the tests find it)"
 echo "ok: $(echo "$ex" | wc -l) examples, each run by a test: $(echo "$ex" | cut -f2 | sort | uniq -c | tr -s ' \n' ' ')"
 

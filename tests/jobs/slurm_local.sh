@@ -1,6 +1,6 @@
 #!/bin/bash
-# The SLURM job scripts under a real SLURM on this machine: munge, slurmctld and two slurmd
-# (nodes n1 and n2 on this one host, each with this host's CPUs and two stand-in GPUs), with
+# The SLURM job scripts under a real SLURM on this machine: munge, slurmctld and three slurmd
+# (n1 and n2 on this one host, each with its CPUs and two stand-in GPUs; n3 without GPUs), with
 # everything (config, spool, state, logs, sockets) in a temporary directory and the daemons
 # stopped on exit (slurm.conf: ProctrackType=proctrack/linuxproc, TaskPlugin=task/none,
 # SelectType=select/cons_tres, auth and credentials by munge). The jobs, submitted with
@@ -20,6 +20,8 @@
 #                        stop line with step S), resumed by the documented resubmit command
 #                        (NBODY_RESTART=DIR NBODY_STEPS=S+5) and compared with an uninterrupted
 #                        job of S+5 steps: the same final-state hash (srun and mpirun)
+#   every sbatch example of docs/cluster.md and the scripts' headers, as written, through a
+#   test-scale sbatch (examples_lib.sh), the GPU-less recipe on n3 (partition cpu, no GPUs)
 # Needs root (slurmd starts job steps as their owner) and Debian's slurmctld, slurmd,
 # slurm-client and munge; skips (77) where they are missing or SLURM cannot start here.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
