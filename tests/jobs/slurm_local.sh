@@ -259,7 +259,8 @@ else
 fi
 submit sw sweep_array.sbatch GPUSIM_ARGS="--iters 2 --warmup 1" GPUSIM_SWEEP_VALUES="1e4 2e4 3e4" -- \
   --array=0-2 --open-mode=append --ntasks-per-node=1 --gpus-per-node=1 --cpus-per-task=1 --time=00:05:00
-submit sc scaling.sbatch GPUSIM_JOBS="$jobs" GPUSIM_REPEATS=1 GPUSIM_ARGS="--iters 2 --warmup 1" \
+# GPUSIM_MPIRUN_ARGS: a one-word value that starts with "--" reaches sweep.py intact (issue 17, item 2)
+submit sc scaling.sbatch GPUSIM_JOBS="$jobs" GPUSIM_REPEATS=1 GPUSIM_ARGS="--iters 2 --warmup 1" GPUSIM_MPIRUN_ARGS=--oversubscribe \
   GPUSIM_SWEEP_ARGS="--gpus 1,2 --strong-size 2e4 --weak-size 1e4" -- $small --nodes=1
 
 collect r1-srun
