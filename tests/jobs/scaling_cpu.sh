@@ -162,7 +162,7 @@ while IFS="$(printf '\t')" read -r where kind cmd; do
     *plot.py*) # its inputs (a directory, or CSV files) made from the GPU-like CSVs; d: where the PNGs go
       cmd=$(echo "$cmd" | sed 's/<job id>/1234/; s/XXXX/1234/')
       d=
-      for w in $(echo "$cmd" | sed 's/.*plot\.py //; s/ -.*//'); do
+      for w in $(echo "$cmd" | sed 's/ #.*//; s/.*plot\.py //; s/ -.*//'); do
         case $w in
           *.csv) cp "$tmp/gpu/$(basename "$w")" "$tmp/ex/$w" || gs_fail "$where: no GPU-like $w" ;;
           *) rm -rf "${tmp:?}/ex/$w" && mkdir -p "$tmp/ex/$w" && cp "$tmp/gpu"/*.csv "$tmp/ex/$w/" || gs_fail "$where: GPU-like CSVs" ;;
