@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "gs_nbody.h"
 #include "gs_reduce.h"
@@ -77,7 +78,8 @@ static const struct gs_opt gs_nbody_table[] = {
      "plummer (Henon units), disk (the seed 003 2D model: mG = 10, cutoff 0.01), uniform (cold sphere), "
      "or a FILE of 'x y z vx vy vz m' lines (default plummer)"},
     {"seed", GS_OPT_COUNT, GS_O(nbody.seed), 0, INT64_MAX, NULL, "S", "initial-condition seed (default 1)"},
-    {"precision", GS_OPT_CHOICE, GS_O(nbody.precision), 0, 0, "single|double", "P", "arithmetic (default single)"},
+    {"precision", GS_OPT_CHOICE, GS_O(nbody.precision), 0, 0, "single|double", "P",
+     "arithmetic: single (also float, fp32) or double (fp64), any case (default single)"},
     {"kernel", GS_OPT_STRING, GS_O(nbody.kernels), 0, 0, NULL, "LIST",
      "all, or a list of 1..8 / global, rsqrt, shared, unroll, soften, fma, multi, jsplit (cuda), omp (cpu); "
      "each is timed and verified, the last one runs the simulation (default all)"},
@@ -226,12 +228,27 @@ static int gs_options_choice(const char *choices, const char *value) {
   return -1;
 }
 
+/* The common spellings of --precision and reduce's --type (NBODY_PRECISION=float, fp64, ...),
+ * any case: the canonical name, or VALUE itself when it is none of them. */
+static const char *gs_options_alias(const char *name, const char *value) {
+  static const struct { const char *opt, *alias, *canon; } a[] = {
+      {"precision", "single", "single"}, {"precision", "float", "single"}, {"precision", "fp32", "single"},
+      {"precision", "f32", "single"},    {"precision", "double", "double"}, {"precision", "fp64", "double"},
+      {"precision", "f64", "double"},    {"type", "int", "int"},            {"type", "int32", "int"},
+      {"type", "i32", "int"},            {"type", "float", "float"},        {"type", "single", "float"},
+      {"type", "fp32", "float"},         {"type", "f32", "float"},          {"type", "double", "double"},
+      {"type", "fp64", "double"},        {"type", "f64", "double"}};
+  for (size_t i = 0; i < sizeof a / sizeof *a; i++)
+    if (!strcmp(name, a[i].opt) && !strcasecmp(value, a[i].alias)) return a[i].canon;
+  return value;
+}
+
 static int gs_options_store(const struct gs_opt *opt, const char *value, struct gs_options *o,
                             struct gs_msg *msg) {
   char *dst = (char *)o + opt->offset;
   switch (opt->kind) {
   case GS_OPT_CHOICE: {
-    int idx = gs_options_choice(opt->choices, value);
+    int idx = gs_options_choice(opt->choices, gs_options_alias(opt->name, value));
     if (idx < 0) return gs_error_msg(msg, "--%s: '%s' is not one of %s", opt->name, value, opt->choices);
     *(int *)dst = idx;
     return GS_OK;

@@ -19,7 +19,8 @@ Times are time_median_s (the slowest rank's median); error bars span the repeats
 --kernel picks the kernels of the scaling figures; the ladder always shows every kernel, from
 the runs on --ladder-gpus GPUs (1, else the fewest) at the largest problem size among them.
 Runs on CPU-backend results as well (no theoretical peak there: the ladder shows the copy
-ceiling only). Exit status: 0 figures written, 1 nothing to plot, 2 bad input or no matplotlib.
+ceiling only). Exit status: 0 figures written, 1 nothing to plot or a sweep's figure not drawn (--kernel
+matched none of its kernels: said on stderr), 2 bad input or no matplotlib.
 """
 import argparse
 import csv
@@ -263,7 +264,7 @@ def main(argv):
     os.makedirs(out, exist_ok=True)
     kernels = set(a.kernel.split(",")) if a.kernel else None
 
-    written, all_rows = [], []
+    written, all_rows, skipped = [], [], []
     for f in files:
         try:
             rows = read_rows(f)
@@ -283,11 +284,18 @@ def main(argv):
             png = os.path.join(out, name + ".png")
             if plot_scaling(plt, wrows, kind, kernels, png):
                 written.append(png)
+            else:  # only --kernel can leave a sweep's job rows with nothing to draw
+                skipped.append("plot: %s not drawn: %s has no job rows of kernel(s) %s (it has: %s)" % (
+                    png, f, a.kernel, ",".join(sorted({r["kernel"] for r in wrows}, key=kernel_key))))
     png = os.path.join(out, "reduce-ladder.png")
     if plot_ladder(plt, all_rows, a.ladder_gpus, png):
         written.append(png)
     for w in written:
         print(w)
+    for s in skipped:
+        print(s, file=sys.stderr)
+    if skipped:  # a figure the sweep's CSV was given for is missing: not a success
+        return 1
     if not written:
         print("plot: nothing to plot in %s (no job rows of a strong or weak sweep%s, no reduce rows)"
               % (" ".join(files), " for kernels " + a.kernel if kernels else ""), file=sys.stderr)

@@ -87,12 +87,28 @@ def default_gpus(total):
     return out
 
 
+def join_launcher_args(argv):
+    """--srun-args/--mpirun-args VALUE as --srun-args=VALUE: argparse would take a VALUE that
+    starts with "--" (--oversubscribe, --gpus-per-task=1) for an option of its own."""
+    out = []
+    i = 0
+    while i < len(argv):
+        if argv[i] in ("--srun-args", "--mpirun-args") and i + 1 < len(argv):
+            out.append(argv[i] + "=" + argv[i + 1])
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out
+
+
 def main(argv):
     if "--" in argv:
         i = argv.index("--")
         argv, extra = argv[:i], argv[i + 1:]
     else:
         extra = []
+    argv = join_launcher_args(argv)
     ap = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
         epilog="Everything after -- is passed to every gpusim run.")

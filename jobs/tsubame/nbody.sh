@@ -5,27 +5,34 @@
 #   GPUSIM=$PWD/gpusim qsub -g GROUP -V jobs/tsubame/nbody.sh
 #   GPUSIM=$PWD/gpusim NBODY_N=2^20 NBODY_STEPS=100 qsub -g GROUP -V jobs/tsubame/nbody.sh
 #   qsub -g GROUP -V -l node_f=4 -l h_rt=0:30:00 jobs/tsubame/nbody.sh      # 4 nodes, 16 GPUs
+#   GPUSIM=$PWD/gpusim NBODY_STEPS=100000 NBODY_RESTART=$PWD/results/gpusim-nbody-1234/nbody-out qsub -g GROUP -V jobs/tsubame/nbody.sh   # resume job 1234
 # GROUP is your TSUBAME group (it pays for the job). Build gpusim on TSUBAME with the same
 # modules loaded (module load cuda openmpi).
-# Edit: the #$ lines below (node_f = whole nodes, h_rt = wall time; qsub options override them)
-# and, if the site's module names change, GPUSIM_MODULES.
+# Edit: the #$ lines below (h_rt = wall time; node_f = whole nodes of 4 H100, or node_h (2 GPUs),
+# node_q (1) and smaller types: ranks per node follow the GPUs the job gets; qsub options override
+# them) and GPUSIM_MODULES: pin the module versions gpusim was built with (module avail cuda
+# openmpi), e.g. GPUSIM_MODULES="cuda/12.8 openmpi/5.0.7" (example versions).
 #
 # Environment:
 #   GPUSIM              the gpusim binary [gpusim on PATH, else ./gpusim in the submit directory]
 #   NBODY_N, NBODY_STEPS, NBODY_DT, NBODY_EPS, NBODY_IC, NBODY_PRECISION, NBODY_KERNEL,
 #   NBODY_OVERLAP       each set one becomes gpusim nbody's --n, --steps, --dt, --eps, --ic,
 #                       --precision, --kernel, --overlap (on|off); unset: gpusim's default
+#   NBODY_RESTART       resume from this checkpoint directory (its newest) or file: --restart;
+#                       NBODY_STEPS is then the step to end at [none: start from step 0]
+#   NBODY_OUTPUT        --output, where checkpoints and snapshots go [<the job's directory>/nbody-out]
 #   GPUSIM_ARGS         more options for gpusim nbody [none]
 #   GPUSIM_BACKEND      auto | cuda | cpu [auto]
 #   GPUSIM_MODULES      modules to load first ["cuda openmpi"]; empty: load none
-#   GPUSIM_NPERNODE     ranks per node [4: the 4 GPUs of a node_f]
+#   GPUSIM_NPERNODE     ranks per node [the GPUs the job sees on its node: node_f 4, node_h 2,
+#                       node_q/node_o/gpu_1 1 (CUDA_VISIBLE_DEVICES, else nvidia-smi -L); 1 if none]
 #   GPUSIM_MPIRUN       the mpirun [mpirun, from the openmpi module: Open MPI 5];
 #   GPUSIM_MPIRUN_ARGS  more mpirun options [none]
 #   GPUSIM_RESULTS      where per-job directories go [$SGE_O_WORKDIR/results]
 #   GPUSIM_FORWARD_USR1 auto | yes | no: forward USR1 to gpusim [auto]
 # Results: $GPUSIM_RESULTS/<job name>-<job id>/: nbody.out, results.csv
-# (docs/results-schema.md), nbody.json, nbody.env. Exit status: gpusim's (0 ok, 1 failed
-# verification or runtime error, 2 bad input), or 77 when
+# (docs/results-schema.md), nbody.json, nbody.env, nbody-out/ (checkpoints, snapshots).
+# Exit status: gpusim's (0 ok, 1 failed verification or runtime error, 2 bad input), or 77 when
 # this gpusim has no nbody subcommand yet.
 #
 #$ -cwd
@@ -50,9 +57,23 @@ if [ -n "$GPUSIM_MODULES" ]; then
 fi
 : "${GPUSIM:=$(command -v gpusim || echo "$PWD/gpusim")}"
 : "${GPUSIM_ARGS:=}" "${GPUSIM_BACKEND:=auto}" "${GPUSIM_MPIRUN:=mpirun}" "${GPUSIM_MPIRUN_ARGS:=}"
-: "${GPUSIM_NPERNODE:=4}" "${GPUSIM_FORWARD_USR1:=auto}" "${GPUSIM_RESULTS:=$PWD/results}"
+: "${GPUSIM_FORWARD_USR1:=auto}" "${GPUSIM_RESULTS:=$PWD/results}"
 [ -x "$GPUSIM" ] || gs_die "GPUSIM=$GPUSIM is not an executable; set GPUSIM=/path/to/gpusim"
-# node_f=N gives N whole nodes (NHOSTS): 4 H100 each, one rank per GPU.
+# One rank per GPU of the resource type (node_f: 4 H100, node_h: 2, node_q: 1, node_o, gpu_1 and
+# gpu_h: 1 or part of one), counted as the job sees them: CUDA_VISIBLE_DEVICES (the scheduler
+# sets it for part of a node), else nvidia-smi -L; no GPU at all: 1. GPUSIM_NPERNODE overrides.
+gs_node_gpus() {
+  local n=0
+  if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
+    n=$(echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
+  elif command -v nvidia-smi >/dev/null 2>&1; then
+    n=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+  fi
+  echo $((n > 0 ? n : 1))
+}
+: "${GPUSIM_NPERNODE:=$(gs_node_gpus)}"
+case $GPUSIM_NPERNODE in [1-9] | [1-9][0-9]) ;; *) gs_die "GPUSIM_NPERNODE=$GPUSIM_NPERNODE: want ranks per node, 1..99" ;; esac
+# -l node_f=N (node_h=N, ...) gives N nodes (NHOSTS).
 GS_NNODES=${NHOSTS:-1}
 GS_NRANKS=$((GS_NNODES * GPUSIM_NPERNODE))
 GS_OUTDIR=$GPUSIM_RESULTS/${JOB_NAME:-gpusim}-${JOB_ID:-$$}
@@ -132,5 +153,18 @@ gs_have nbody || {
   exit 77
 }
 gs_nbody_args
+# ---- Open MPI: time for the ranks to checkpoint after SIGTERM (scancel, qdel, a hard limit) ----
+# mpirun passes SIGTERM on to the ranks and sends SIGKILL odls_base_sigkill_timeout seconds later
+# (Open MPI 4's default: 1 s), too soon for gpusim nbody to finish its step and write a checkpoint.
+export OMPI_MCA_odls_base_sigkill_timeout=${OMPI_MCA_odls_base_sigkill_timeout:-60}
+# ---- end of the Open MPI SIGTERM setting ----
+# Checkpoints into this job's directory; NBODY_RESTART resumes (gpusim checks that N, dt, eps,
+# the initial conditions and the precision match the checkpoint's).
+if "$GPUSIM" nbody --help 2>&1 | grep -q -- --restart; then
+  GS_NBODY_ARGS+=(--output "${NBODY_OUTPUT:-$GS_OUTDIR/nbody-out}")
+  [ -z "${NBODY_RESTART:-}" ] || GS_NBODY_ARGS+=(--restart "$NBODY_RESTART")
+elif [ -n "${NBODY_RESTART:-}${NBODY_OUTPUT:-}" ]; then
+  gs_die "NBODY_RESTART/NBODY_OUTPUT: this gpusim nbody has no checkpoints (--restart, --output)"
+fi
 gs_run nbody nbody ${GS_NBODY_ARGS[@]+"${GS_NBODY_ARGS[@]}"} $GPUSIM_ARGS
 exit $?

@@ -7,15 +7,18 @@
 #   qsub -g GROUP -V -l node_f=4 -l h_rt=0:30:00 jobs/tsubame/reduce.sh      # 4 nodes, 16 GPUs
 # GROUP is your TSUBAME group (it pays for the job). Build gpusim on TSUBAME with the same
 # modules loaded (module load cuda openmpi).
-# Edit: the #$ lines below (node_f = whole nodes, h_rt = wall time; qsub options override them)
-# and, if the site's module names change, GPUSIM_MODULES.
+# Edit: the #$ lines below (h_rt = wall time; node_f = whole nodes of 4 H100, or node_h (2 GPUs),
+# node_q (1) and smaller types: ranks per node follow the GPUs the job gets; qsub options override
+# them) and GPUSIM_MODULES: pin the module versions gpusim was built with (module avail cuda
+# openmpi), e.g. GPUSIM_MODULES="cuda/12.8 openmpi/5.0.7" (example versions).
 #
 # Environment:
 #   GPUSIM              the gpusim binary [gpusim on PATH, else ./gpusim in the submit directory]
 #   GPUSIM_ARGS         options for gpusim reduce [none: 2^28 int32 per rank, every kernel]
 #   GPUSIM_BACKEND      auto | cuda | cpu [auto]
 #   GPUSIM_MODULES      modules to load first ["cuda openmpi"]; empty: load none
-#   GPUSIM_NPERNODE     ranks per node [4: the 4 GPUs of a node_f]
+#   GPUSIM_NPERNODE     ranks per node [the GPUs the job sees on its node: node_f 4, node_h 2,
+#                       node_q/node_o/gpu_1 1 (CUDA_VISIBLE_DEVICES, else nvidia-smi -L); 1 if none]
 #   GPUSIM_MPIRUN       the mpirun [mpirun, from the openmpi module: Open MPI 5];
 #   GPUSIM_MPIRUN_ARGS  more mpirun options [none]
 #   GPUSIM_RESULTS      where per-job directories go [$SGE_O_WORKDIR/results]
@@ -46,9 +49,23 @@ if [ -n "$GPUSIM_MODULES" ]; then
 fi
 : "${GPUSIM:=$(command -v gpusim || echo "$PWD/gpusim")}"
 : "${GPUSIM_ARGS:=}" "${GPUSIM_BACKEND:=auto}" "${GPUSIM_MPIRUN:=mpirun}" "${GPUSIM_MPIRUN_ARGS:=}"
-: "${GPUSIM_NPERNODE:=4}" "${GPUSIM_FORWARD_USR1:=auto}" "${GPUSIM_RESULTS:=$PWD/results}"
+: "${GPUSIM_FORWARD_USR1:=auto}" "${GPUSIM_RESULTS:=$PWD/results}"
 [ -x "$GPUSIM" ] || gs_die "GPUSIM=$GPUSIM is not an executable; set GPUSIM=/path/to/gpusim"
-# node_f=N gives N whole nodes (NHOSTS): 4 H100 each, one rank per GPU.
+# One rank per GPU of the resource type (node_f: 4 H100, node_h: 2, node_q: 1, node_o, gpu_1 and
+# gpu_h: 1 or part of one), counted as the job sees them: CUDA_VISIBLE_DEVICES (the scheduler
+# sets it for part of a node), else nvidia-smi -L; no GPU at all: 1. GPUSIM_NPERNODE overrides.
+gs_node_gpus() {
+  local n=0
+  if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
+    n=$(echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
+  elif command -v nvidia-smi >/dev/null 2>&1; then
+    n=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+  fi
+  echo $((n > 0 ? n : 1))
+}
+: "${GPUSIM_NPERNODE:=$(gs_node_gpus)}"
+case $GPUSIM_NPERNODE in [1-9] | [1-9][0-9]) ;; *) gs_die "GPUSIM_NPERNODE=$GPUSIM_NPERNODE: want ranks per node, 1..99" ;; esac
+# -l node_f=N (node_h=N, ...) gives N nodes (NHOSTS).
 GS_NNODES=${NHOSTS:-1}
 GS_NRANKS=$((GS_NNODES * GPUSIM_NPERNODE))
 GS_OUTDIR=$GPUSIM_RESULTS/${JOB_NAME:-gpusim}-${JOB_ID:-$$}

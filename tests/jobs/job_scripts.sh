@@ -7,6 +7,7 @@
 # `module`), on 2 ranks of the CPU backend, including USR1 handling.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$GS_TEST_LIB"
+. "$(dirname "$0")/examples_lib.sh"
 top=$(cd "$(dirname "$GS_TEST_LIB")/.." && pwd)
 jobs=$top/jobs
 tmp=$(mktemp -d)
@@ -53,7 +54,8 @@ for f in $slurm; do
       --nodes | --ntasks-per-node | --gpus-per-node | --cpus-per-task) echo "$val" | grep -Eq '^[1-9][0-9]*$' ;;
       --time) echo "$val" | grep -Eq '^([0-9]+-)?[0-9]{1,2}:[0-5][0-9]:[0-5][0-9]$' ;;
       --signal) echo "$val" | grep -Eq '^(B:)?(USR1|USR2|TERM)@[0-9]+$' ;;
-      --output) echo "$val" | grep -Eq '^[A-Za-z0-9_.%-]+$' ;;
+      # The log in the submit directory is <job name>-<job id>.out (issue 17, item 7: not gpusim-gpusim-...)
+      --output) echo "$val" | grep -Eq '^%x-(%j|%A_%a)\.out$' ;;
       --array) echo "$val" | grep -Eq '^[0-9]+-[0-9]+(%[0-9]+)?$' ;;
       *) false ;;
     esac || { echo "$b: bad or unknown directive: $opt"; exit 1; }
@@ -118,7 +120,8 @@ for f in $tsubame; do
     echo "$d" | grep -q -- "^#\\\$ $need" || gs_fail "$b: no '#\$ $need'"
   done
   grep -q 'GPUSIM_MODULES=cuda openmpi' "$f" && grep -q 'module load' "$f" || gs_fail "$b: no module load cuda openmpi"
-  grep -q -- '-npernode' "$f" && grep -q 'GPUSIM_NPERNODE:=4' "$f" || gs_fail "$b: not mpirun -npernode 4"
+  grep -q -- '-npernode "$GPUSIM_NPERNODE"' "$f" && grep -q 'GPUSIM_NPERNODE:=$(gs_node_gpus)' "$f" ||
+    gs_fail "$b: not mpirun -npernode <GPUs per node>"
   grep -q 'Open MPI is 5' "$f" || gs_fail "$b: no note on the site's Open MPI 5"
   grep -q "^#   .*qsub -g GROUP .*jobs/tsubame/$b" "$f" || gs_fail "$b: header has no qsub -g GROUP command for it"
 done
@@ -143,6 +146,22 @@ for set in "$slurm" "$pbs" "$tsubame"; do
   done
 done
 echo "ok: headers, shared blocks, parameters, no user paths"
+# Every nbody script gives the ranks time to checkpoint after SIGTERM, in one marked place.
+for f in "$jobs"/slurm/nbody* "$jobs"/pbs/nbody* "$jobs"/tsubame/nbody* "$jobs"/slurm/sweep_array.sbatch; do
+  [ "$(grep -c '^export OMPI_MCA_odls_base_sigkill_timeout=${OMPI_MCA_odls_base_sigkill_timeout:-60}$' "$f")" = 1 ] &&
+    grep -q '^# ---- Open MPI: time for the ranks to checkpoint after SIGTERM' "$f" ||
+    gs_fail "$f: no (or more than one) marked OMPI_MCA_odls_base_sigkill_timeout setting"
+done
+echo "ok: nbody scripts set OMPI_MCA_odls_base_sigkill_timeout"
+
+# Every example command of docs/cluster.md and the headers is one a test runs (issue 17): each is
+# of a kind some test runs in full, and none hides in the prose outside a ```sh block.
+ex=$(gs_examples) || gs_fail "gs_examples"
+[ "$(echo "$ex" | wc -l)" -ge 40 ] || { echo "$ex"; gs_fail "fewer than 40 examples found"; }
+echo "$ex" | awk -F'\t' '$2 == "unknown"' | grep . && gs_fail "examples above: no test runs them (not sbatch, qsub or python3 jobs/scaling/...)"
+awk '/^```/ { inblk = !inblk; next } !inblk' "$top/docs/cluster.md" | grep -nE '`[^`]*(sbatch|qsub|python3) [^`]*jobs/[a-z]+/[a-z0-9_]+\.(sbatch|pbs|sh|py)[^`]*`' &&
+  gs_fail "docs/cluster.md: an example command in the prose above, not in a \`\`\`sh block (where the tests find it)"
+echo "ok: $(echo "$ex" | wc -l) examples, each run by a test: $(echo "$ex" | cut -f2 | sort | uniq -c | tr -s ' \n' ' ')"
 
 # ---- PBS and TSUBAME scripts, run here as their batch systems would run them ----
 [ -n "${MPIEXEC:-}" ] || { echo "no MPI launcher: the scripts are not run"; echo "PASS"; exit 0; }
@@ -180,6 +199,93 @@ echo "$out"
 check_run "tsubame/reduce.sh" $rc "$tmp/tsubame/results/gpusim-test-102" 102
 grep -q '^module load cuda openmpi$' "$tmp/module.log" || gs_fail "tsubame: no 'module load cuda openmpi'"
 echo "$out" | grep -q -- "-npernode 2 -np 2 " || gs_fail "tsubame: not mpirun -npernode 2 -np 2"
+
+# Launch lines, with a stand-in launcher that shows its arguments and answers --version as
+# $FAKE_VERSION says. TSUBAME: ranks per node = the GPUs the job sees (issue 17, item 4); PBS:
+# each launcher's own flags (item 8).
+cat >"$tmp/bin/fake-launcher" <<'EOF2'
+#!/bin/sh
+case "$1" in --version | -version | -V) echo "$FAKE_VERSION"; exit 0 ;; esac
+echo "fake-launcher: $*"
+EOF2
+chmod +x "$tmp/bin/fake-launcher"
+cp "$tmp/bin/fake-launcher" "$tmp/bin/aprun"
+launch() { # launch SCRIPT VAR=VALUE...: the script's launch line
+  local s=$1
+  shift
+  case $s in pbs/*) pbsvars 105 ;; *) sgevars 105 ;; esac
+  env "${V[@]}" GPUSIM_MPIRUN="$tmp/bin/fake-launcher" GPUSIM_MPIEXEC="$tmp/bin/fake-launcher" GPUSIM_MPIRUN_ARGS= \
+    GPUSIM_MPIEXEC_ARGS= "$@" timeout 60 bash "$jobs/$s" 2>&1 | grep '^fake-launcher: '
+}
+want_launch() { # want_launch WHAT PATTERN SCRIPT VAR=VALUE...
+  local what=$1 pat=$2 got
+  shift 2
+  got=$(launch "$@")
+  echo "$got" | grep -q -- "$pat" || gs_fail "$what: launch line '$got', want '$pat'"
+  echo "ok: $what: $got" | cut -c1-150
+}
+for s in reduce.sh nbody.sh; do
+  want_launch "tsubame/$s, 2 GPUs visible" "^fake-launcher: -npernode 2 -np 4 " tsubame/$s GPUSIM_NPERNODE= \
+    NHOSTS=2 CUDA_VISIBLE_DEVICES=0,1
+  want_launch "tsubame/$s, 1 GPU visible (node_q)" "^fake-launcher: -npernode 1 -np 3 " tsubame/$s GPUSIM_NPERNODE= \
+    NHOSTS=3 CUDA_VISIBLE_DEVICES=GPU-1234
+  want_launch "tsubame/$s, GPUSIM_NPERNODE=3" "^fake-launcher: -npernode 3 -np 6 " tsubame/$s GPUSIM_NPERNODE=3 \
+    NHOSTS=2 CUDA_VISIBLE_DEVICES=0
+done
+for s in reduce.pbs nbody.pbs; do
+  want_launch "pbs/$s, Open MPI" "^fake-launcher: -hostfile $tmp/nodefile -np 2 -x PATH" pbs/$s FAKE_VERSION="mpiexec (OpenRTE) 4.1.4"
+  want_launch "pbs/$s, MPICH hydra" "^fake-launcher: -f $tmp/nodefile -n 2 -ppn 2 $GPUSIM " pbs/$s \
+    FAKE_VERSION="HYDRA build details:"
+  want_launch "pbs/$s, Intel MPI" "^fake-launcher: -f $tmp/nodefile -n 2 -ppn 2 " pbs/$s \
+    FAKE_VERSION="Intel(R) MPI Library for Linux* OS, Version 2021.10"
+  want_launch "pbs/$s, Cray PALS" "^fake-launcher: --hostfile $tmp/nodefile -n 2 --ppn 2 " pbs/$s \
+    GPUSIM_MPIEXEC_KIND=pals
+  want_launch "pbs/$s, aprun" "^fake-launcher: -n 2 -N 2 -d 1 " pbs/$s GPUSIM_MPIEXEC="$tmp/bin/aprun"
+  want_launch "pbs/$s, none" "^fake-launcher: $GPUSIM " pbs/$s GPUSIM_MPIEXEC_KIND=none
+done
+# The documented qsub examples, as written, through a stand-in qsub that runs the job at once on
+# this host with the environment PBS Pro (2 ranks on a PBS_NODEFILE) or Grid Engine (NHOSTS=1,
+# 2 ranks) would give it; -V is required (without it the job would not see GPUSIM and the other
+# variables), and so is -g GROUP on TSUBAME.
+cat >"$tmp/bin/qsub" <<EOF2
+#!/bin/bash
+v=no group= script=
+while [ \$# -gt 0 ]; do
+  case \$1 in
+    -V) v=yes ;;
+    -q | -A | -P | -l | -N) shift ;;
+    -g) group=\$2; shift ;;
+    -*) echo "stand-in qsub: unknown option \$1" >&2; exit 2 ;;
+    *) script=\$1 ;;
+  esac
+  shift
+done
+[ \$v = yes ] || { echo "stand-in qsub: no -V: the job would not see GPUSIM and the other variables" >&2; exit 2; }
+[ -f "\$script" ] || { echo "stand-in qsub: no job script '\$script'" >&2; exit 2; }
+n=\$(cat "$tmp/qsub.n" 2>/dev/null || echo 2000); echo \$((n + 1)) >"$tmp/qsub.n"
+case \$script in
+  *.pbs) exec env PBS_NODEFILE="$tmp/nodefile" PBS_JOBID=\$n.stand-in PBS_O_WORKDIR="\$PWD" \\
+      PBS_JOBNAME="\$(sed -n 's/^#PBS -N //p' "\$script")" GPUSIM_MPIEXEC="$MPIEXEC" GPUSIM_MPIEXEC_ARGS="$GS_MPIFLAGS" bash "\$script" ;;
+  *) [ -n "\$group" ] || { echo "stand-in qsub: TSUBAME wants -g GROUP" >&2; exit 2; }
+    exec env JOB_ID=\$n JOB_NAME="\$(sed -n 's/^#\\\$ -N //p' "\$script")" NHOSTS=1 SGE_O_WORKDIR="\$PWD" GPUSIM_NPERNODE=2 \\
+      GPUSIM_MPIRUN="$MPIEXEC" GPUSIM_MPIRUN_ARGS="$GS_MPIFLAGS" bash "\$script" ;;
+esac
+EOF2
+chmod +x "$tmp/bin/qsub"
+gs_example_workdir "$tmp/ex"
+echo "$ex" | awk -F'\t' '$2 == "pbs" || $2 == "tsubame"' >"$tmp/ex.list"
+while IFS="$(printf '\t')" read -r where kind cmd; do
+  out=$(unset GPUSIM GPUSIM_ARGS GPUSIM_BACKEND GPUSIM_NPERNODE GPUSIM_MPIRUN GPUSIM_MPIRUN_ARGS
+    PATH="$tmp/bin:$PATH" gs_example_run "$tmp/ex" "$cmd" </dev/null)
+  rc=$?
+  [ $rc = 0 ] && echo "$out" | grep -q '^# verification: OK' || { echo "$out"; gs_fail "$where: '$cmd': exit status $rc"; }
+  case $cmd in *NBODY_RESTART=*) echo "$out" | grep -q '^# restart: from .* at step 2 ' || { echo "$out"; gs_fail "$where: not resumed"; } ;; esac
+  echo "ok: $where: $cmd"
+  echo "$where" >>"$tmp/ex.done"
+done <"$tmp/ex.list"
+[ -s "$tmp/ex.list" ] && [ "$(wc -l <"$tmp/ex.done")" = "$(wc -l <"$tmp/ex.list")" ] ||
+  gs_fail "$(wc -l <"$tmp/ex.done") of $(wc -l <"$tmp/ex.list") qsub examples run"
+
 # Without a module command: an error, unless GPUSIM_MODULES is empty.
 sgevars 103
 out=$(env "${V[@]}" PATH=/usr/bin:/bin timeout 120 bash "$jobs/tsubame/reduce.sh" 2>&1)
@@ -198,6 +304,25 @@ for s in pbs/nbody.pbs tsubame/nbody.sh; do
     [ $rc = 0 ] || gs_fail "$s: exit status $rc"
     gs_verified "$out" "$s"
     echo "$out" | grep -q -- '--n 256 --steps 2' || gs_fail "$s: NBODY_N/NBODY_STEPS not passed on"
+    if "$GPUSIM" nbody --help 2>&1 | grep -q -- --restart; then
+      # Checkpoints in the job's own directory, and NBODY_RESTART resumes (issue 17, item 5): two
+      # jobs from one submit directory never share a checkpoint directory.
+      wd=${s%%/*}
+      for j in 106 107; do
+        case $s in pbs/*) pbsvars $j ;; *) sgevars $j ;; esac
+        out=$(env "${V[@]}" GPUSIM_ARGS="--checkpoint-every 1" NBODY_N=256 NBODY_STEPS=2 timeout 120 bash "$jobs/$s" 2>&1)
+        rc=$?
+        ck=$tmp/$wd/results/gpusim-test-$j/nbody-out
+        [ $rc = 0 ] && [ -s "$ck/checkpoint.json" ] || { echo "$out"; ls -R "$tmp/$wd"; gs_fail "$s: job $j: no checkpoint in $ck"; }
+      done
+      [ ! -e "$tmp/$wd/nbody-out" ] || gs_fail "$s: checkpoints in the shared submit directory's nbody-out"
+      case $s in pbs/*) pbsvars 108 ;; *) sgevars 108 ;; esac
+      out=$(env "${V[@]}" GPUSIM_ARGS= NBODY_N=256 NBODY_STEPS=4 NBODY_RESTART="$ck" timeout 120 bash "$jobs/$s" 2>&1)
+      rc=$?
+      echo "$out" | grep -q "^# restart: from $ck at step 2 " && echo "$out" | grep -q '^# final state: step 4, ' &&
+        [ $rc = 0 ] || { echo "$out"; gs_fail "$s: NBODY_RESTART=$ck NBODY_STEPS=4: not resumed from step 2 to 4"; }
+      echo "ok: $s: checkpoints in each job's directory, NBODY_RESTART resumes"
+    fi
   else
     out=$(env "${V[@]}" timeout 120 bash "$jobs/$s" 2>&1)
     rc=$?

@@ -6,6 +6,7 @@
 # matplotlib (Debian: python3-matplotlib) and skips without it.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$GS_TEST_LIB"
+. "$(dirname "$0")/examples_lib.sh"
 top=$(cd "$(dirname "$GS_TEST_LIB")/.." && pwd)
 sweep=$top/jobs/scaling/sweep.py
 plot=$top/jobs/scaling/plot.py
@@ -31,6 +32,14 @@ S --gpus 0 --dry-run >/dev/null 2>&1
 [ $? = 2 ] || gs_fail "--gpus 0: want exit status 2"
 S --strong-size 1.5 --dry-run >/dev/null 2>&1
 [ $? = 2 ] || gs_fail "--strong-size 1.5: want exit status 2"
+
+# A launcher option of one word that starts with "--", as the docs show it (issue 17, item 2).
+out=$(timeout 60 python3 "$sweep" --gpusim "$GPUSIM" --gpus 1 --repeats 1 --dry-run --mpirun-args --oversubscribe \
+  --srun-args --gpus-per-task=1 -- --iters 2 2>&1)
+rc=$?
+[ $rc = 0 ] || { echo "$out"; gs_fail "--mpirun-args --oversubscribe: exit status $rc"; }
+echo "$out" | grep -q -- "-np 1 --oversubscribe .*--iters 2$" || { echo "$out"; gs_fail "--mpirun-args --oversubscribe not passed on"; }
+echo "ok: --mpirun-args/--srun-args take a value that starts with --"
 
 # nbody: skipped with a clear message while gpusim has none.
 if "$GPUSIM" nbody --help >/dev/null 2>&1; then
@@ -128,6 +137,56 @@ for f in reduce-strong reduce-weak reduce-ladder; do
   png_ok "$tmp/gpufigs2/$f.png" || gs_fail "plot --kernel: $f.png missing or not a PNG"
 done
 echo "ok: GPU-like figures"
+
+# --kernel naming none of a sweep's kernels (CPU results have omp only): each figure left out is
+# named, with the reason, and the exit status is 1 (issue 17, item 6).
+out=$(timeout 120 $py "$plot" "$tmp/sw" --kernel 7,onepass,cub --out "$tmp/nokern" 2>&1)
+rc=$?
+echo "$out"
+[ $rc = 1 ] || gs_fail "plot --kernel with none of the sweep's kernels: exit status $rc, want 1"
+for k in strong weak; do
+  echo "$out" | grep -q "^plot: .*reduce-$k.png not drawn: .*reduce-$k.csv has no job rows of kernel(s) 7,onepass,cub (it has: omp)" ||
+    gs_fail "plot --kernel: no message for the $k figure left out"
+done
+echo "ok: plot --kernel names the figures it leaves out, exit status 1"
+
+# The documented python3 jobs/scaling/... examples, as written, in a submit directory of their
+# own (./gpusim the test-size stand-in; sweeps scaled to 1,2 GPUs and 1 repeat on 2 cores); a
+# plot example plots GPU-like CSVs put where it looks (the figures it promises need GPU kernels).
+gs_example_workdir "$tmp/ex"
+mkdir -p "$tmp/pybin" && ln -sf "$(command -v $py)" "$tmp/pybin/python3" # the python3 with matplotlib
+gs_examples | awk -F'\t' '$2 == "python"' >"$tmp/ex.list"
+: >"$tmp/ex.done"
+while IFS="$(printf '\t')" read -r where kind cmd; do
+  case $cmd in
+    *plot.py*) # its inputs (a directory, or CSV files) made from the GPU-like CSVs; d: where the PNGs go
+      cmd=$(echo "$cmd" | sed 's/<job id>/1234/; s/XXXX/1234/')
+      d=
+      for w in $(echo "$cmd" | sed 's/ #.*//; s/.*plot\.py //; s/ -.*//'); do
+        case $w in
+          *.csv) cp "$tmp/gpu/$(basename "$w")" "$tmp/ex/$w" || gs_fail "$where: no GPU-like $w" ;;
+          *) rm -rf "${tmp:?}/ex/$w" && mkdir -p "$tmp/ex/$w" && cp "$tmp/gpu"/*.csv "$tmp/ex/$w/" || gs_fail "$where: GPU-like CSVs" ;;
+        esac
+        [ -n "$d" ] || d=$(case $w in *.csv) dirname "$w" ;; *) echo "$w" ;; esac)
+      done
+      case $cmd in *" --out "*) d=$(echo "$cmd" | sed 's/.* --out \([^ ]*\).*/\1/') ;; esac
+      ;;
+    *sweep.py*) cmd=$(echo "$cmd" | sed 's/--gpus [0-9,]*/--gpus 1,2/; s/--repeats [0-9]*/--repeats 1/') ;;
+  esac
+  out=$(unset GPUSIM GPUSIM_BACKEND; PATH="$tmp/pybin:$PATH" gs_example_run "$tmp/ex" "$cmd")
+  rc=$?
+  [ $rc = 0 ] || { echo "$out"; gs_fail "$where: '$cmd': exit status $rc"; }
+  case $cmd in
+    *plot.py*) for f in reduce-strong reduce-weak reduce-ladder; do
+        png_ok "$tmp/ex/$d/$f.png" || { echo "$out"; gs_fail "$where: no $d/$f.png"; }
+      done ;;
+    *) echo "$out" | grep -q '^# sweep: [0-9]* run(s), 0 failed' || { echo "$out"; gs_fail "$where: sweep"; } ;;
+  esac
+  echo "ok: $where: $cmd"
+  echo "$where" >>"$tmp/ex.done"
+done <"$tmp/ex.list"
+[ -s "$tmp/ex.list" ] && [ "$(wc -l <"$tmp/ex.done")" = "$(wc -l <"$tmp/ex.list")" ] ||
+  gs_fail "$(wc -l <"$tmp/ex.done") of $(wc -l <"$tmp/ex.list") python examples run"
 
 # Bad input: exit status 2; nothing to plot: 1.
 echo "a,b" >"$tmp/other.csv"

@@ -1,6 +1,6 @@
 #!/bin/bash
-# The SLURM job scripts under a real SLURM on this machine: munge, slurmctld and two slurmd
-# (nodes n1 and n2 on this one host, each with this host's CPUs and two stand-in GPUs), with
+# The SLURM job scripts under a real SLURM on this machine: munge, slurmctld and three slurmd
+# (n1 and n2 on this one host, each with its CPUs and two stand-in GPUs; n3 without GPUs), with
 # everything (config, spool, state, logs, sockets) in a temporary directory and the daemons
 # stopped on exit (slurm.conf: ProctrackType=proctrack/linuxproc, TaskPlugin=task/none,
 # SelectType=select/cons_tres, auth and credentials by munge). The jobs, submitted with
@@ -20,10 +20,13 @@
 #                        stop line with step S), resumed by the documented resubmit command
 #                        (NBODY_RESTART=DIR NBODY_STEPS=S+5) and compared with an uninterrupted
 #                        job of S+5 steps: the same final-state hash (srun and mpirun)
+#   every sbatch example of docs/cluster.md and the scripts' headers, as written, through a
+#   test-scale sbatch (examples_lib.sh), the GPU-less recipe on n3 (partition cpu, no GPUs)
 # Needs root (slurmd starts job steps as their owner) and Debian's slurmctld, slurmd,
 # slurm-client and munge; skips (77) where they are missing or SLURM cannot start here.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$GS_TEST_LIB"
+. "$(dirname "$0")/examples_lib.sh"
 top=$(cd "$(dirname "$GS_TEST_LIB")/.." && pwd)
 jobs=$top/jobs
 
@@ -63,7 +66,7 @@ fail() { showlogs; gs_fail "$*"; }
 # ---- the cluster ----
 host=$(hostname -s)
 ncpu=$(nproc)
-mkdir -p "$T/munge" "$T/state" "$T/log" "$T/dev" "$T/work" "$T/results" "$T/n1/spool" "$T/n2/spool"
+mkdir -p "$T/munge" "$T/state" "$T/log" "$T/dev" "$T/work" "$T/results" "$T/n1/spool" "$T/n2/spool" "$T/n3/spool"
 chmod 711 "$T/munge"
 dd if=/dev/urandom of="$T/munge/munge.key" bs=1024 count=1 2>/dev/null
 chmod 400 "$T/munge/munge.key"
@@ -104,13 +107,16 @@ MinJobAge=6
 MessageTimeout=5
 NodeName=n1 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((base + 1)) CPUs=$ncpu Gres=gpu:2 State=UNKNOWN
 NodeName=n2 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((base + 2)) CPUs=$ncpu Gres=gpu:2 State=UNKNOWN
+NodeName=n3 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((base + 3)) CPUs=$ncpu State=UNKNOWN
 PartitionName=debug Nodes=n1,n2 Default=YES MaxTime=INFINITE State=UP
+PartitionName=gpu Nodes=n1,n2 MaxTime=INFINITE State=UP
+PartitionName=cpu Nodes=n3 MaxTime=INFINITE State=UP
 EOF
 }
 gres="AutoDetect=off
 NodeName=n1 Name=gpu File=$T/dev/gpu[0-1]
 NodeName=n2 Name=gpu File=$T/dev/gpu[2-3]"
-for d in "$T" "$T/n1" "$T/n2"; do echo "$gres" >"$d/gres.conf"; done
+for d in "$T" "$T/n1" "$T/n2" "$T/n3"; do echo "$gres" >"$d/gres.conf"; done
 export SLURM_CONF=$T/slurm.conf
 
 munged -F --force --key-file="$T/munge/munge.key" --socket="$T/munge/munge.socket.2" \
@@ -138,35 +144,39 @@ start_slurm() {
     base=""
     for i in $(seq 30); do
       b=$((12000 + RANDOM % 18000))
-      ports_free $b $((b + 1)) $((b + 2)) && { base=$b; break; }
+      ports_free $b $((b + 1)) $((b + 2)) $((b + 3)) && { base=$b; break; }
     done
     [ -n "$base" ] || return 1
     conf "$T/spool" >"$T/slurm.conf"
-    for n in n1 n2; do conf "$T/$n/spool" >"$T/$n/slurm.conf"; done
+    for n in n1 n2 n3; do conf "$T/$n/spool" >"$T/$n/slurm.conf"; done
     slurmctld -D -f "$T/slurm.conf" >>"$T/log/slurmctld.out" 2>&1 &
     ctld=$!
     slurmd -D -f "$T/n1/slurm.conf" -N n1 >>"$T/log/slurmd-n1.out" 2>&1 &
     d1=$!
     slurmd -D -f "$T/n2/slurm.conf" -N n2 >>"$T/log/slurmd-n2.out" 2>&1 &
     d2=$!
-    pids="$pids $ctld $d1 $d2"
+    # n3: a node without GPUs, alone in partition cpu (the GPU-less recipe of docs/cluster.md)
+    slurmd -D -f "$T/n3/slurm.conf" -N n3 >>"$T/log/slurmd-n3.out" 2>&1 &
+    d3=$!
+    pids="$pids $ctld $d1 $d2 $d3"
     local t_end=$((SECONDS + 30))
     while [ $SECONDS -lt $t_end ]; do
       up=$(timeout 5 sinfo -h -N -o '%N %T' 2>/dev/null | awk '$2 == "idle" {print $1}' | sort -u | tr '\n' ' ')
-      [ "$up" = "n1 n2 " ] && return 0
+      [ "$up" = "n1 n2 n3 " ] && return 0
       kill -0 $ctld 2>/dev/null && kill -0 $d1 2>/dev/null || break # lost a port race: retry
       sleep 0.5
     done
     case "$up" in *n1*) return 0 ;; esac
     echo "note: SLURM did not come up on ports $base..$((base + 2)) (try $try)"
-    for p in $ctld $d1 $d2; do kill $p 2>/dev/null; done
-    wait $ctld $d1 $d2 2>/dev/null
+    for p in $ctld $d1 $d2 $d3; do kill $p 2>/dev/null; done
+    wait $ctld $d1 $d2 $d3 2>/dev/null
   done
   return 1
 }
 start_slurm || { showlogs; gs_skip "SLURM could not start here (no node came up idle; logs above)"; }
 nodes2=yes
-[ "$up" = "n1 n2 " ] || { nodes2=no; echo "note: only $up came up: the 2-node job is left out"; }
+case "$up" in *n1*n2*) ;; *) nodes2=no; echo "note: only $up came up: the 2-node job is left out" ;; esac
+case "$up" in *n3*) ;; *) showlogs; fail "the GPU-less node n3 did not come up" ;; esac
 srun_mpi=pmix
 timeout 10 srun --mpi=list 2>&1 | grep -qw pmix || srun_mpi=pmi2
 timeout 5 sinfo
@@ -249,7 +259,8 @@ else
 fi
 submit sw sweep_array.sbatch GPUSIM_ARGS="--iters 2 --warmup 1" GPUSIM_SWEEP_VALUES="1e4 2e4 3e4" -- \
   --array=0-2 --open-mode=append --ntasks-per-node=1 --gpus-per-node=1 --cpus-per-task=1 --time=00:05:00
-submit sc scaling.sbatch GPUSIM_JOBS="$jobs" GPUSIM_REPEATS=1 GPUSIM_ARGS="--iters 2 --warmup 1" \
+# GPUSIM_MPIRUN_ARGS: a one-word value that starts with "--" reaches sweep.py intact (issue 17, item 2)
+submit sc scaling.sbatch GPUSIM_JOBS="$jobs" GPUSIM_REPEATS=1 GPUSIM_ARGS="--iters 2 --warmup 1" GPUSIM_MPIRUN_ARGS=--oversubscribe \
   GPUSIM_SWEEP_ARGS="--gpus 1,2 --strong-size 2e4 --weak-size 1e4" -- $small --nodes=1
 
 collect r1-srun
@@ -436,4 +447,85 @@ if [ $have_nbody = yes ] && "$GPUSIM" nbody --help 2>&1 | grep -q -- --restart; 
     echo "ok: ck-$L: resumed from step $S to $E ($L) = uninterrupted $E steps: FNV-1a $h1"
   done
 fi
+
+# ---- every documented sbatch example (docs/cluster.md, the scripts' headers), as written ----
+# Each in a submit directory of its own (./gpusim: the test-size stand-in), through a test-scale
+# sbatch: the real sbatch with --wait, and the resources scaled to this cluster: 2 tasks of 1 CPU
+# and 2 GPUs per node (a GPU count of 0, the GPU-less recipe, is kept), 1 node with srun (two
+# slurmd of one host cannot run a multi-node PMIx step) and at most 2 with mpirun, arrays of at
+# most 3 tasks, 5 minutes. Partitions gpu (n1, n2) and cpu (n3, no GPUs) are this cluster's.
+real_sbatch=$(command -v sbatch)
+mkdir -p "$T/exbin"
+cat >"$T/exbin/sbatch" <<EOF
+#!/bin/bash
+args=(--wait --parsable --time=00:05:00)
+have=" "
+nodes_max=\$([ "\${GPUSIM_LAUNCHER:-srun}" = mpirun ] && [ $nodes2 = yes ] && echo 2 || echo 1)
+for a in "\$@"; do
+  case \$a in
+    --nodes=*) a=--nodes=\$(( \${a#*=} < nodes_max ? \${a#*=} : nodes_max )) ;;
+    --ntasks-per-node=*) a=--ntasks-per-node=2 ;;
+    --cpus-per-task=*) a=--cpus-per-task=1 ;;
+    --gpus-per-node=0) ;;
+    --gpus-per-node=*) a=--gpus-per-node=2 ;;
+    --array=*) r=\${a#*=}; r=\${r%%%*}; a=--array=\${r%-*}-\$(( \${r#*-} < \${r%-*} + 2 ? \${r#*-} : \${r%-*} + 2 )) ;;
+    --time=*) continue ;;
+  esac
+  have="\$have\${a%%=*} "
+  args+=("\$a")
+done
+script=\${args[\${#args[@]}-1]}
+unset 'args[\${#args[@]}-1]'
+n=\$(sed -n 's/^#SBATCH --nodes=//p' "\$script")
+for d in --nodes=\$(( n < nodes_max ? n : nodes_max )) --ntasks-per-node=2 --cpus-per-task=1 --gpus-per-node=2; do
+  case \$have in *" \${d%%=*} "*) ;; *) args+=("\$d") ;; esac
+done
+case \$have in *" --array "*) ;; *) grep -q '^#SBATCH --array=' "\$script" && args+=(--array=0-2) ;; esac
+echo "test-scale sbatch: \${args[*]} \$script" >&2
+exec timeout 600 "$real_sbatch" "\${args[@]}" "\$script"
+EOF
+chmod +x "$T/exbin/sbatch"
+gs_examples | awk -F'\t' '$2 == "sbatch"' >"$T/ex.list"
+[ -s "$T/ex.list" ] || fail "no sbatch examples"
+i=0
+while IFS="$(printf '\t')" read -r where kind cmd; do
+  i=$((i + 1))
+  gs_example_workdir "$T/ex$i"
+  (
+    unset GPUSIM GPUSIM_RESULTS GPUSIM_BACKEND GPUSIM_ARGS GPUSIM_LAUNCHER GPUSIM_MPIRUN_ARGS
+    export OMPI_MCA_btl=self,tcp # two nodes of one host: no shared-memory transport between them
+    PATH="$T/exbin:$PATH" gs_example_run "$T/ex$i" "$cmd" >"$T/ex$i.out" 2>&1
+    echo $? >"$T/ex$i.rc"
+  ) &
+  eval "bg_ex$i=\$!"
+done <"$T/ex.list"
+i=0
+while IFS="$(printf '\t')" read -r where kind cmd; do
+  i=$((i + 1))
+  v=bg_ex$i
+  wait "${!v}"
+  d=$T/ex$i
+  rc=$(cat "$d.rc")
+  jid=$(grep -E '^[0-9]+(;.*)?$' "$d.out" | head -1 | cut -d';' -f1)
+  echo "== $where: $cmd"
+  cat "$d.out"
+  [ -n "$jid" ] || fail "$where: no job id"
+  # The job's log: <job name>-<job id>.out in the submit directory (an array's: name-id_task.out)
+  logs=$(ls "$d"/*-"$jid".out "$d"/*-"$jid"_*.out 2>/dev/null)
+  [ -n "$logs" ] || fail "$where: no log $d/<job name>-$jid.out: $(ls "$d")"
+  cat $logs
+  [ "$rc" = 0 ] || fail "$where: exit status $rc"
+  case $cmd in
+    *scaling.sbatch*) grep -q '^# sweep: [0-9]* run(s), 0 failed' $logs || fail "$where: the sweep" ;;
+    *) [ "$(cat $logs | grep -c '^# verification: OK')" = "$(echo $logs | wc -w)" ] || fail "$where: not verified" ;;
+  esac
+  case $cmd in *NBODY_RESTART=*) grep -q '^# restart: from .* at step 2 ' $logs || fail "$where: not resumed" ;; esac
+  case $cmd in
+    *sweep_array.sbatch*) [ "$(tail -n +2 "$d"/results/*-"$jid"/array-tasks.csv | cut -d, -f1 | sort -u)" = "$jid" ] &&
+      [ "$(tail -n +2 "$d"/results/*-"$jid"/array-tasks.csv | wc -l)" = "$(echo $logs | wc -w)" ] ||
+      fail "$where: array-tasks.csv: $(cat "$d"/results/*-"$jid"/array-tasks.csv)" ;;
+  esac
+  echo "ok: $where (job $jid)"
+done <"$T/ex.list"
+echo "ok: $i sbatch examples"
 echo "PASS"

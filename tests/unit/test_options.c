@@ -55,6 +55,15 @@ int main(void) {
   GS_EXPECT(parse("reduce --n=2^20 --type double --op max --block 128 --source host --kernel 1,7,vec", &o, &msg) == GS_OK);
   GS_EXPECT(o.reduce.n == (uint64_t)1 << 20 && o.reduce.dtype == GS_DTYPE_DOUBLE && o.reduce.op == GS_OP_MAX);
   GS_EXPECT(o.reduce.block == 128 && o.reduce.source == GS_SOURCE_HOST && strcmp(o.reduce.kernels, "1,7,vec") == 0);
+  /* The common spellings of the precision and the element type, any case (issue 17, item 1). */
+  GS_EXPECT(parse("nbody --precision float", &o, &msg) == GS_OK && o.nbody.precision == 0);
+  GS_EXPECT(parse("nbody --precision FP32", &o, &msg) == GS_OK && o.nbody.precision == 0);
+  GS_EXPECT(parse("nbody --precision f64", &o, &msg) == GS_OK && o.nbody.precision == 1);
+  GS_EXPECT(parse("nbody --precision Double", &o, &msg) == GS_OK && o.nbody.precision == 1);
+  GS_EXPECT(parse("reduce --type fp64", &o, &msg) == GS_OK && o.reduce.dtype == GS_DTYPE_DOUBLE);
+  GS_EXPECT(parse("reduce --type Single", &o, &msg) == GS_OK && o.reduce.dtype == GS_DTYPE_FLOAT);
+  GS_EXPECT(parse("reduce --type int32", &o, &msg) == GS_OK && o.reduce.dtype == GS_DTYPE_INT32);
+  GS_EXPECT(fails_with("nbody --precision half", "not one of single|double"));
   GS_EXPECT(parse("--backend cpu info --gpu-bind 1,0 --gpu-share", &o, &msg) == GS_OK);
   GS_EXPECT(o.cmd == GS_CMD_INFO && o.common.backend == GS_BACKEND_CPU && o.common.gpu_share == 1);
   GS_EXPECT(strcmp(o.common.gpu_bind, "1,0") == 0);
