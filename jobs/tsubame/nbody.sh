@@ -88,7 +88,7 @@ gs_have() { "$GPUSIM" "$1" --help >/dev/null 2>&1; }
 # Graceful stop: Grid Engine sends USR1 at a soft limit (-l s_rt=, where the site allows it)
 # and, with -notify, USR1/USR2 before suspending/killing; "qsig"-style signals from the site
 # reach this shell. The trap forwards USR1 to mpirun, which passes it on to every rank.
-# gpusim nbody then finishes its current step, writes a checkpoint, says how to resume and
+# gpusim nbody then abandons the step in progress, writes a checkpoint, says how to resume and
 # exits 0. A subcommand without a handler (gpusim reduce) would be killed by USR1's default
 # action, so with GPUSIM_FORWARD_USR1=auto the signal is only forwarded to a subcommand whose
 # --help mentions USR1; yes always forwards it, no never does. Not forwarded, it is logged and
@@ -155,8 +155,9 @@ gs_have nbody || {
 gs_nbody_args
 # ---- Open MPI: time for the ranks to checkpoint after SIGTERM (scancel, qdel, a hard limit) ----
 # mpirun passes SIGTERM on to the ranks and sends SIGKILL odls_base_sigkill_timeout seconds later
-# (Open MPI 4's default: 1 s), too soon for gpusim nbody to finish its step and write a checkpoint.
-export OMPI_MCA_odls_base_sigkill_timeout=${OMPI_MCA_odls_base_sigkill_timeout:-60}
+# (Open MPI 4's default: 1 s), too soon for gpusim nbody to write its checkpoint. Keep it below the
+# scheduler's own SIGKILL delay (SLURM KillWait, 30 s by default; PBS kill_delay): past that it is moot.
+export OMPI_MCA_odls_base_sigkill_timeout=${OMPI_MCA_odls_base_sigkill_timeout:-25}
 # ---- end of the Open MPI SIGTERM setting ----
 # Checkpoints into this job's directory; NBODY_RESTART resumes (gpusim checks that N, dt, eps,
 # the initial conditions and the precision match the checkpoint's).

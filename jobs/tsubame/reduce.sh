@@ -80,7 +80,7 @@ gs_have() { "$GPUSIM" "$1" --help >/dev/null 2>&1; }
 # Graceful stop: Grid Engine sends USR1 at a soft limit (-l s_rt=, where the site allows it)
 # and, with -notify, USR1/USR2 before suspending/killing; "qsig"-style signals from the site
 # reach this shell. The trap forwards USR1 to mpirun, which passes it on to every rank.
-# gpusim nbody then finishes its current step, writes a checkpoint, says how to resume and
+# gpusim nbody then abandons the step in progress, writes a checkpoint, says how to resume and
 # exits 0. A subcommand without a handler (gpusim reduce) would be killed by USR1's default
 # action, so with GPUSIM_FORWARD_USR1=auto the signal is only forwarded to a subcommand whose
 # --help mentions USR1; yes always forwards it, no never does. Not forwarded, it is logged and

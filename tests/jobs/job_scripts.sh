@@ -148,7 +148,7 @@ done
 echo "ok: headers, shared blocks, parameters, no user paths"
 # Every nbody script gives the ranks time to checkpoint after SIGTERM, in one marked place.
 for f in "$jobs"/slurm/nbody* "$jobs"/pbs/nbody* "$jobs"/tsubame/nbody* "$jobs"/slurm/sweep_array.sbatch; do
-  [ "$(grep -c '^export OMPI_MCA_odls_base_sigkill_timeout=${OMPI_MCA_odls_base_sigkill_timeout:-60}$' "$f")" = 1 ] &&
+  [ "$(grep -c '^export OMPI_MCA_odls_base_sigkill_timeout=${OMPI_MCA_odls_base_sigkill_timeout:-25}$' "$f")" = 1 ] &&
     grep -q '^# ---- Open MPI: time for the ranks to checkpoint after SIGTERM' "$f" ||
     gs_fail "$f: no (or more than one) marked OMPI_MCA_odls_base_sigkill_timeout setting"
 done
