@@ -10,7 +10,7 @@ command -v pgrep >/dev/null || gs_skip "no pgrep to find the ranks"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export OMP_NUM_THREADS=1 # one thread a rank: the step lengths below do not depend on the core count
-common="--backend cpu --iters 1 --kernel omp --progress lines --steps 100000000"
+common="--backend cpu --iters 1 --kernel omp --progress lines"
 hash_of() { sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p' "$1"; }
 stopped_at() { sed -n 's/^# stopped after step \([0-9]*\) of .*/\1/p' "$1"; }
 
@@ -19,7 +19,7 @@ stopped_at() { sed -n 's/^# stopped after step \([0-9]*\) of .*/\1/p' "$1"; }
 launch() {
   name=$1 np=$2
   shift 2
-  sh -c 'echo $$ >"$0"; exec "$@"' "$tmp/$name.pid" "$MPIEXEC" $GS_MPIFLAGS -n "$np" "$GPUSIM" nbody $common \
+  sh -c 'echo $$ >"$0"; exec "$@"' "$tmp/$name.pid" "$MPIEXEC" $GS_MPIFLAGS -n "$np" "$GPUSIM" nbody $common --steps 100000000 \
     --output "$tmp/$name" "$@" >"$tmp/$name.log" 2>&1 &
   n=0
   until [ -s "$tmp/$name.pid" ]; do sleep 0.1; n=$((n + 1)); [ $n -gt 100 ] && gs_hard "$name: no launcher pid"; done
