@@ -8,6 +8,7 @@
 #include "gs_backend.h"
 #include "gs_reduce.h"
 #include "../unit/gs_test.h"
+#include "gs_gpu_skip.h"
 
 static int same(enum gs_dtype t, union gs_acc a, union gs_acc b) { return t == GS_DTYPE_INT32 ? a.i == b.i : a.d == b.d; }
 
@@ -39,10 +40,11 @@ static void check(struct gs_backend *be, gs_queue *q, int k, enum gs_dtype t, en
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   const struct gs_backend *cuda = gs_backend_cuda_get();
-  if (!cuda || cuda->device_count() == 0) {
-    printf("SKIP: no GPU visible\n");
+  const char *why = NULL;
+  if (!cuda || cuda->device_count(&why) == 0) {
+    int rc = gs_gpu_skip(!cuda ? "CPU-only build" : why ? why : "the CUDA runtime shows no device");
     MPI_Finalize();
-    return 77;
+    return rc;
   }
   struct gs_backend be = *cuda;
   strcpy(be.where.host, "test");
