@@ -44,6 +44,20 @@ gs_near() {
     gs_fail "$1: '$2' vs '$3', want numbers within $4"
 }
 
+# gs_snap_dump BASE: snapshot BASE (.hdf5 or .bin + .json) as text, by tests/gs_snap_dump.py
+# (h5py or struct: no code shared with gs_io). Exits 77 with the reason on stderr when no Python
+# here can read it (callers capture stdout: d=$(gs_snap_dump BASE) || exit $?).
+gs_snap_dump() {
+  for p in python3 /usr/bin/python3; do
+    command -v "$p" >/dev/null 2>&1 || continue
+    [ -f "$1.hdf5" ] && ! "$p" -c 'import h5py' 2>/dev/null && continue
+    "$p" "${GS_TEST_LIB%/*}/gs_snap_dump.py" "$1"
+    return $?
+  done
+  echo "SKIP: no Python here reads $1 (HDF5: python3-h5py; raw: python3)" >&2
+  exit 77
+}
+
 # gs_gpus: GPUs this machine shows (0 without a driver or in a CPU-only build).
 gs_gpus() {
   n=$("${GS_GPU_COUNT:?}" 2>/dev/null | head -1)
