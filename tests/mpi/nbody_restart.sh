@@ -37,15 +37,22 @@ row4=$(echo "$out" | awk '$1 == "20" && NF == 8 { print $3, $4, $5 }')
 for c in 1 2 3; do
   gs_near "4-rank resume: energy column $c at step 20" "$(echo $row4 | cut -d' ' -f$c)" "$(echo $row2 | cut -d' ' -f$c)" 2e-9
 done
-gs_snap_dump "$tmp/whole/snapshot_002" >"$tmp/d2" || gs_fail "reading $tmp/whole/snapshot_002"
-gs_snap_dump "$tmp/four/snapshot_002" >"$tmp/d4" || gs_fail "reading $tmp/four/snapshot_002"
-worst=$(paste -d' ' "$tmp/d2" "$tmp/d4" | awk '
-  NR == 1 { if ($0 != "time 0.02 step 20 n 600 time 0.02 step 20 n 600") { print "header: " $0; exit } next }
-  $1 != $9 { print "row " NR - 1 ": ids " $1 ", " $9; exit }
-  { for (k = 2; k <= 7; k++) { d = $k - $(k + 8); if (d < 0) d = -d; if (d > w) w = d } }
-  END { if (NR != 601) print NR - 1 " bodies"; else printf "%.3g\n", w }')
-echo "ok: resumed on 4 ranks: largest position/velocity difference to the 2-rank run: $worst"
-gs_below "4-rank resume: largest position/velocity difference" "$worst" 1e-12
+# Positions and velocities from the snapshots, where this machine has a reader for the format
+# (without one, the energies above still hold the resume to round-off).
+(gs_snap_dump "$tmp/whole/snapshot_002") >"$tmp/d2" && (gs_snap_dump "$tmp/four/snapshot_002") >"$tmp/d4"
+rc=$?
+[ $rc = 0 ] || [ $rc = 77 ] || gs_fail "reading the snapshots of step 20: exit $rc"
+if [ $rc = 77 ]; then
+  echo "note: no reader here for $(ls "$tmp/four"): positions not compared, the energies were"
+else
+  worst=$(paste -d' ' "$tmp/d2" "$tmp/d4" | awk '
+    NR == 1 { if ($0 != "time 0.02 step 20 n 600 time 0.02 step 20 n 600") { print "header: " $0; exit } next }
+    $1 != $9 { print "row " NR - 1 ": ids " $1 ", " $9; exit }
+    { for (k = 2; k <= 7; k++) { d = $k - $(k + 8); if (d < 0) d = -d; if (d > w) w = d } }
+    END { if (NR != 601) print NR - 1 " bodies"; else printf "%.3g\n", w }')
+  echo "ok: resumed on 4 ranks: largest position/velocity difference to the 2-rank run: $worst"
+  gs_below "4-rank resume: largest position/velocity difference" "$worst" 1e-12
+fi
 
 # --checkpoint-interval: checkpoints by the wall clock (every 0.12 s here, none by step count);
 # the last one is there and resumes.
