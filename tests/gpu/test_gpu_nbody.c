@@ -6,7 +6,7 @@
 #include <config.h>
 #include "gs_gpu_skip.h"
 #ifndef GS_HAVE_CUDA
-int main(void) { return gs_gpu_skip("CPU-only build"); }
+int main(void) { return gs_gpu_skip("CPU-only build (configured without CUDA)"); }
 #else
 #include <math.h>
 #include <stdint.h>
@@ -369,7 +369,9 @@ int main(void)
 {
   int ndev = 0;
   cudaError_t e = cudaGetDeviceCount(&ndev);
-  if (e != cudaSuccess) return gs_gpu_skip(cudaGetErrorString(e));
+  char text[256];
+  snprintf(text, sizeof text, "cudaGetDeviceCount failed: %s", cudaGetErrorString(e));
+  if (e != cudaSuccess) return gs_gpu_skip(text);
   if (ndev == 0) return gs_gpu_skip("the CUDA runtime shows no device");
   test_arguments();
   test_integrators();

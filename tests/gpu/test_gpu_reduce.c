@@ -42,7 +42,9 @@ int main(int argc, char **argv) {
   const struct gs_backend *cuda = gs_backend_cuda_get();
   const char *why = NULL;
   if (!cuda || cuda->device_count(&why) == 0) {
-    int rc = gs_gpu_skip(!cuda ? "CPU-only build" : why ? why : "the CUDA runtime shows no device");
+    char text[256];
+    snprintf(text, sizeof text, "%s%s", !cuda ? "CPU-only build (configured without CUDA)" : why ? "cudaGetDeviceCount failed: " : "the CUDA runtime shows no device", why ? why : "");
+    int rc = gs_gpu_skip(text);
     MPI_Finalize();
     return rc;
   }
