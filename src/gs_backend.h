@@ -36,8 +36,10 @@ struct gs_backend {
   const char *name;      /* "cpu" or "cuda" */
   struct gs_where where; /* this rank, for error messages */
 
-  /* Devices this process can see (CUDA: after CUDA_VISIBLE_DEVICES; 0 without a driver). */
-  int (*device_count)(void);
+  /* Devices this process can see (CUDA: after CUDA_VISIBLE_DEVICES; 0 without a driver). When
+   * the runtime could not count (no driver, a driver older than the runtime), *why (if why is
+   * not NULL) gets its error text, else NULL: a broken GPU setup must not pass for "no GPU". */
+  int (*device_count)(const char **why);
   /* Make device `gpu` current (-1: keep the runtime's default) and describe it. */
   void (*device_open)(struct gs_backend *be, int gpu, struct gs_device_info *info);
   /* Runtime and driver versions as 1000*major + 10*minor (0 if none). */

@@ -23,7 +23,10 @@ static double gs_cpu_now(void) {
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-static int gs_cpu_device_count(void) { return 0; }
+static int gs_cpu_device_count(const char **why) {
+  if (why) *why = NULL;
+  return 0;
+}
 
 /* The CPU model from /proc/cpuinfo, or "cpu". */
 static void gs_cpu_model(char *out, size_t size) {

@@ -17,10 +17,13 @@
     if (gs_e_ != cudaSuccess) gs_error_die(&(be)->where, #call, cudaGetErrorString(gs_e_), __FILE__, __LINE__); \
   } while (0)
 
-static int gs_cuda_device_count(void) {
+static int gs_cuda_device_count(const char **why) {
   int n = 0;
-  /* No driver or no device is not an error here: the caller falls back or reports it. */
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+  /* No driver or no device is not an error here: the caller falls back or reports it, with
+   * the runtime's reason, so a driver mismatch is told apart from a machine without a GPU. */
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (why) *why = e == cudaSuccess ? NULL : cudaGetErrorString(e);
+  if (e != cudaSuccess) {
     (void)cudaGetLastError();
     return 0;
   }

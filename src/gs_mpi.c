@@ -46,13 +46,14 @@ int gs_mpi_launcher_size(void) {
 }
 
 /* Choose cpu or cuda from the option and every rank's GPU count. */
-static int gs_mpi_choose_backend(struct gs_run *run, int ndev, struct gs_msg *msg) {
+static int gs_mpi_choose_backend(struct gs_run *run, int ndev, const char *why, struct gs_msg *msg) {
   const struct gs_backend *cuda = gs_backend_cuda_get();
   int want = run->opt->common.backend, status = GS_OK;
   if (want == GS_BACKEND_CUDA && !cuda)
     return gs_error_msg(msg, "--backend cuda: this gpusim was built without CUDA (reconfigure with --with-cuda)");
   if (want == GS_BACKEND_CUDA && ndev == 0)
-    status = gs_error_msg(msg, "--backend cuda: rank %d on %s sees no GPU", run->rank, run->be.where.host);
+    status = gs_error_msg(msg, "--backend cuda: rank %d on %s sees no GPU%s%s%s", run->rank, run->be.where.host,
+                          why ? " (cudaGetDeviceCount: " : "", why ? why : "", why ? ")" : "");
   if (gs_error_agree(MPI_COMM_WORLD, &run->be.where, status, msg) != GS_OK) return GS_USAGE;
 
   /* For auto: the first rank without a GPU, if any, decides for the CPU backend. */
@@ -126,8 +127,9 @@ int gs_mpi_setup(const struct gs_options *opt, int launcher_size, struct gs_run 
   GS_CHECK_MPI(&run->be.where, MPI_Allreduce(&leader, &run->nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
 
   const struct gs_backend *cuda = gs_backend_cuda_get();
-  int ndev = cuda ? cuda->device_count() : 0;
-  if (gs_mpi_choose_backend(run, ndev, msg) != GS_OK) return GS_USAGE;
+  const char *why = NULL;
+  int ndev = cuda ? cuda->device_count(&why) : 0;
+  if (gs_mpi_choose_backend(run, ndev, why, msg) != GS_OK) return GS_USAGE;
   if (strcmp(run->be.name, "cuda") == 0) return gs_mpi_bind(run, ndev, msg);
   run->be.device_open(&run->be, -1, &run->dev);
   return GS_OK;

@@ -32,14 +32,52 @@ gs_verified() {
   [ "$rows" = "$3" ] || { echo "$1"; gs_fail "$2: $rows verified kernel rows, want $3"; }
 }
 
-# gs_gpus: GPUs this machine shows (0 without a driver or in a CPU-only build).
-gs_gpus() { "${GS_GPU_COUNT:?}" 2>/dev/null || echo 0; }
+# gs_below WHAT VALUE LIMIT / gs_near WHAT A B TOL: VALUE < LIMIT / |A - B| <= TOL, where every
+# value must be a number: an empty or missing one ("" < 1e-5 is true in awk) or a nan fails.
+GS_AWK_NUM='function num(v) { return v ~ /^[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$/ }'
+gs_below() {
+  awk -v v="$2" -v l="$3" "$GS_AWK_NUM"' BEGIN { exit !(num(v) && v + 0 < l + 0) }' ||
+    gs_fail "$1 = '$2', want a number below $3"
+}
+gs_near() {
+  awk -v a="$2" -v b="$3" -v t="$4" "$GS_AWK_NUM"' BEGIN { d = a - b; if (d < 0) d = -d; exit !(num(a) && num(b) && d <= t + 0) }' ||
+    gs_fail "$1: '$2' vs '$3', want numbers within $4"
+}
 
-# gs_gpu_ranks: ranks for a GPU test, one per GPU up to 4; exits 77 without a GPU (the reason
-# goes to stderr, since callers capture stdout: np=$(gs_gpu_ranks) || exit 77).
+# gs_snap_dump BASE: snapshot BASE (.hdf5 or .bin + .json) as text, by tests/gs_snap_dump.py
+# (h5py or struct: no code shared with gs_io). Exits 77 with the reason on stderr when no Python
+# here can read it (callers capture stdout: d=$(gs_snap_dump BASE) || exit $?).
+gs_snap_dump() {
+  for p in python3 /usr/bin/python3; do
+    command -v "$p" >/dev/null 2>&1 || continue
+    [ -f "$1.hdf5" ] && ! "$p" -c 'import h5py' 2>/dev/null && continue
+    "$p" "${GS_TEST_LIB%/*}/gs_snap_dump.py" "$1"
+    return $?
+  done
+  echo "SKIP: no Python here reads $1 (HDF5: python3-h5py; raw: python3)" >&2
+  exit 77
+}
+
+# gs_gpus: GPUs this machine shows (0 without a driver or in a CPU-only build).
+gs_gpus() {
+  n=$("${GS_GPU_COUNT:?}" 2>/dev/null | head -1)
+  case $n in '' | *[!0-9]*) n=0 ;; esac
+  echo "$n"
+}
+
+# gs_gpu_ranks: ranks for a GPU test, one per GPU up to 4. Without a GPU it exits 77 with the
+# reason (gs_gpu_count's: CPU-only build, the CUDA error, or no device), or 1 when
+# GPUSIM_REQUIRE_GPU=1 (a GPU machine's check: a broken driver must fail, not skip). The reason
+# goes to stderr, since callers capture stdout: np=$(gs_gpu_ranks) || exit $?.
 gs_gpu_ranks() {
-  n=$(gs_gpus)
-  [ "$n" -gt 0 ] || { echo "SKIP: no GPU visible" >&2; exit 77; }
+  out=$("${GS_GPU_COUNT:?}" 2>&1)
+  n=$(echo "$out" | head -1)
+  case $n in '' | *[!0-9]*) n=0 why=$(echo "$out" | tr '\n' ' ') ;; *) why=$(echo "$out" | sed 1d | tr '\n' ' ') ;; esac
+  if [ "$n" = 0 ]; then
+    [ "${GPUSIM_REQUIRE_GPU:-0}" = 1 ] && { echo "FAIL: GPUSIM_REQUIRE_GPU=1 but no GPU: $why" >&2; exit 1; }
+    echo "SKIP: no GPU: $why" >&2
+    exit 77
+  fi
   [ "$n" -gt 4 ] && n=4
   echo "$n"
 }

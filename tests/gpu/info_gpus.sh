@@ -2,7 +2,7 @@
 # On a GPU machine: each rank gets its own GPU (distinct PCI bus ids) on up to 4 ranks, and
 # more ranks than GPUs is refused unless --gpu-share. Skips without a GPU.
 . "$GS_TEST_LIB"
-np=$(gs_gpu_ranks) || exit 77
+np=$(gs_gpu_ranks) || exit $?
 out=$(gs_mpirun $np info --backend cuda) || gs_fail "info on $np ranks: exit $?"
 echo "$out"
 echo "$out" | grep -q '^# backend: cuda' || gs_fail "not on the CUDA backend"

@@ -3,7 +3,7 @@
 # to 4 ranks), with --source host too. Skips without a GPU. (The kernels themselves, at odd and
 # > 2^31 sizes, are tested by test_gpu_reduce.)
 . "$GS_TEST_LIB"
-np=$(gs_gpu_ranks) || exit 77
+np=$(gs_gpu_ranks) || exit $?
 common="--backend cuda --iters 3 --warmup 1"
 for t in int float double; do
   for op in sum min max; do

@@ -4,12 +4,9 @@
  * integrators; argument checks; identical bits run to run. Exits 77 without a GPU (and in a
  * CPU-only build). */
 #include <config.h>
+#include "gs_gpu_skip.h"
 #ifndef GS_HAVE_CUDA
-#include <stdio.h>
-int main(void) {
-  printf("SKIP: CPU-only build\n");
-  return 77;
-}
+int main(void) { return gs_gpu_skip("CPU-only build (configured without CUDA)"); }
 #else
 #include <math.h>
 #include <stdint.h>
@@ -371,10 +368,11 @@ static void test_arguments(void)
 int main(void)
 {
   int ndev = 0;
-  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-    printf("no CUDA device: skipped\n");
-    return 77;
-  }
+  cudaError_t e = cudaGetDeviceCount(&ndev);
+  char text[256];
+  snprintf(text, sizeof text, "cudaGetDeviceCount failed: %s", cudaGetErrorString(e));
+  if (e != cudaSuccess) return gs_gpu_skip(text);
+  if (ndev == 0) return gs_gpu_skip("the CUDA runtime shows no device");
   test_arguments();
   test_integrators();
   test_determinism();

@@ -9,6 +9,7 @@
 #include "gs_mpi.h"
 #include "gs_reduce.h"
 #include "../unit/gs_test.h"
+#include "gs_gpu_skip.h"
 
 static int same(enum gs_dtype t, union gs_acc a, union gs_acc b) { return t == GS_DTYPE_INT32 ? a.i == b.i : a.d == b.d; }
 
@@ -40,10 +41,13 @@ static void check(struct gs_backend *be, gs_queue *q, int k, enum gs_dtype t, en
 int main(int argc, char **argv) {
   gs_mpi_init(&argc, &argv, MPI_THREAD_SINGLE);
   const struct gs_backend *cuda = gs_backend_cuda_get();
-  if (!cuda || cuda->device_count() == 0) {
-    printf("SKIP: no GPU visible\n");
+  const char *why = NULL;
+  if (!cuda || cuda->device_count(&why) == 0) {
+    char text[256];
+    snprintf(text, sizeof text, "%s%s", !cuda ? "CPU-only build (configured without CUDA)" : why ? "cudaGetDeviceCount failed: " : "the CUDA runtime shows no device", why ? why : "");
+    int rc = gs_gpu_skip(text);
     gs_mpi_finalize();
-    return 77;
+    return rc;
   }
   struct gs_backend be = *cuda;
   strcpy(be.where.host, "test");

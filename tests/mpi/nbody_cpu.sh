@@ -1,7 +1,7 @@
 #!/bin/sh
 # gpusim nbody on the CPU backend, 1, 2 and 4 ranks: verified forces, the same final energy
 # within round-off whatever the rank count and with the exchange overlapped or not, the seed's
-# disk preset, a two-body orbit from a file, and bad input.
+# disk preset, the cold uniform sphere (with --json), a two-body orbit from a file, and bad input.
 . "$GS_TEST_LIB"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -15,8 +15,7 @@ for np in 1 2 4; do
     e=$(echo "$out" | final_energy)
     [ -n "$e" ] || { echo "$out"; gs_fail "np=$np: no final energy line"; }
     [ -z "$e1" ] && e1=$e
-    awk -v a="$e" -v b="$e1" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-8) }' ||
-      gs_fail "np=$np overlap $ov: final energy $e, np=1 gave $e1"
+    gs_near "np=$np overlap $ov: final energy against np=1's" "$e" "$e1" 1e-8
     echo "ok: np=$np overlap $ov: E(t=0.02) = $e"
   done
 done
@@ -24,18 +23,45 @@ done
 out=$(gs_mpirun 2 nbody --backend cpu --iters 1 --n 1000 --steps 20) || gs_fail "single precision run"
 echo "$out" | tail -4
 err=$(echo "$out" | awk '$1 == "20" && NF == 8 { print $6 }')
-awk -v e="$err" 'BEGIN { exit !(e < 1e-5) }' || gs_fail "single precision |dE/E0| = $err"
+gs_below "single precision |dE/E0| at step 20" "$err" 1e-5
 # The seed 003 disk preset (2D, cutoff 0.01, G m = 10).
 out=$(gs_mpirun 2 nbody --backend cpu --ic disk --n 1024 --steps 3 --iters 1) || gs_fail "disk: exit $?"
 echo "$out" | grep -q 'the seed 003 model' || gs_fail "disk: no preset line"
 gs_verified "$out" disk
+# --ic uniform, a cold uniform sphere of radius 1: at rest at step 0, potential energy near the
+# continuum's -3/5 G M^2 / R (N = 500, seed 1 gives -0.5904; 0.03 is 5%), falling in after.
+# --json: the schema's rows for the force check and the steps, with the run's parameters.
+out=$(gs_mpirun 2 nbody --backend cpu --ic uniform --n 500 --steps 4 --iters 1 --precision double --json "$tmp/u.json")
+rc=$?
+[ $rc = 0 ] || { echo "$out"; gs_fail "uniform: exit $rc"; }
+gs_verified "$out" uniform 1
+echo "$out" | grep -q '^# nbody: uniform, N = 500 ' || gs_fail "uniform: no nbody line for it"
+row0=$(echo "$out" | awk '$1 == "0" && NF == 8')
+row4=$(echo "$out" | awk '$1 == "4" && NF == 8')
+gs_near "uniform: kinetic energy at step 0" "$(echo $row0 | cut -d' ' -f3)" 0 0
+gs_near "uniform: potential energy at step 0" "$(echo $row0 | cut -d' ' -f4)" -0.6 0.03
+gs_below "uniform: minus the kinetic energy at step 4 (falling in)" "-$(echo $row4 | cut -d' ' -f3)" 0
+command -v python3 >/dev/null 2>&1 || gs_skip "no python3 to read the --json file (the checks above passed)"
+python3 - "$tmp/u.json" <<'PY' || gs_fail "nbody --json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema_version"] == 1, d["schema_version"]
+rows = d["rows"]
+assert [r["params"].split(";phase=")[1].split(";")[0] for r in rows] == ["forces", "step"], [r["params"] for r in rows]
+for r in rows:
+    assert (r["workload"], r["kernel"], r["ranks"], r["problem_size"], r["backend"]) == ("nbody", "omp", 2, 500, "cpu"), r
+    assert r["params"].startswith("ic=uniform;precision=double;overlap=on;steps=4;dt=0.001;eps=0.01;"), r["params"]
+    assert r["metric"] == "interactions" and r["unit"] == "1/s" and r["value"] > 0, r
+assert "check=OK" in rows[0]["params"] and rows[1]["iterations"] == 4, rows
+PY
+echo "ok: --ic uniform and --json"
 # A two-body circular orbit from a file, one period (2 pi / omega with omega = 1 / (1 + eps^2)^0.75).
 printf '%s\n' '# x y z vx vy vz m' '-0.5 0 0 0 -0.499999625 0 0.5' '0.5 0 0 0 0.499999625 0 0.5' >"$tmp/two.txt"
 out=$(gs_mpirun 1 nbody --backend cpu --ic "$tmp/two.txt" --eps 0.001 --dt 0.003141595 --steps 2000 --iters 1 --precision double) ||
   gs_fail "two-body: exit $?"
 echo "$out" | tail -3
 err=$(echo "$out" | awk '$1 == "2000" && NF == 8 { print $6 }')
-awk -v e="$err" 'BEGIN { exit !(e < 1e-8) }' || gs_fail "two-body |dE/E0| = $err"
+gs_below "two-body |dE/E0| after one period" "$err" 1e-8
 # Bad input: one line from rank 0, exit 2.
 printf '1 2 3\n' >"$tmp/bad.txt"
 out=$(gs_mpirun 2 nbody --backend cpu --ic "$tmp/bad.txt" 2>&1)

@@ -26,9 +26,15 @@ for k in ("run_id", "workload", "kernel", "ranks", "problem_size", "time_median_
 assert rows[0]["problem_size"] == 10000 and rows[0]["ranks"] == 2
 PY
 fi
-# A CSV of another schema is refused, not silently mixed.
+# A CSV of another schema is refused, not silently mixed: found when the rows are written, after
+# the run, so exit 1 (not a crash, not a timeout), the one message saying why, the file untouched.
 echo "a,b,c" >"$tmp/other.csv"
-gs_mpirun 1 $args --csv "$tmp/other.csv" >/dev/null 2>&1 && gs_fail "foreign csv accepted"
+out=$(gs_mpirun 1 $args --csv "$tmp/other.csv" 2>&1 >/dev/null)
+rc=$?
+[ $rc = 1 ] || { echo "$out"; gs_fail "foreign csv: exit $rc, want 1"; }
+[ "$(echo "$out" | grep -c "^gpusim: error: --csv $tmp/other.csv: the file has other columns")" = 1 ] ||
+  { echo "$out"; gs_fail "foreign csv: not the one 'other columns' message"; }
+[ "$(cat "$tmp/other.csv")" = "a,b,c" ] || gs_fail "foreign csv: the file was changed"
 # A symlinked CSV: the target gets the rows, the link stays a link.
 ln -s r.csv "$tmp/link.csv"
 gs_mpirun 1 $args --csv "$tmp/link.csv" >/dev/null || gs_fail "csv through a symlink"
