@@ -46,7 +46,10 @@ python3 - "$tmp/u.json" <<'PY' || gs_fail "nbody --json"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema_version"] == 1, d["schema_version"]
-rows = d["rows"]
+# The diagnostics rows (phase=diag: steps 0 and 4, six quantities each) apart from the kernel rows.
+diag = [r for r in d["rows"] if r["params"].startswith("phase=diag;")]
+rows = [r for r in d["rows"] if r not in diag]
+assert sorted(r["params"].split(";")[1] for r in diag) == ["step=0"] * 6 + ["step=4"] * 6, [r["params"] for r in diag]
 assert [r["params"].split(";phase=")[1].split(";")[0] for r in rows] == ["forces", "step"], [r["params"] for r in rows]
 for r in rows:
     assert (r["workload"], r["kernel"], r["ranks"], r["problem_size"], r["backend"]) == ("nbody", "omp", 2, 500, "cpu"), r
