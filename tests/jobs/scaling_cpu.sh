@@ -154,7 +154,10 @@ echo "ok: plot --kernel names the figures it leaves out, exit status 1"
 # own (./gpusim the test-size stand-in; sweeps scaled to 1,2 GPUs and 1 repeat on 2 cores); a
 # plot example plots GPU-like CSVs put where it looks (the figures it promises need GPU kernels).
 gs_example_workdir "$tmp/ex"
-mkdir -p "$tmp/pybin" && ln -sf "$(command -v $py)" "$tmp/pybin/python3" # the python3 with matplotlib
+# The python3 with matplotlib, as a wrapper: a symlink to a virtual environment's python would
+# start the base interpreter (it finds pyvenv.cfg beside the link, not beside its target).
+mkdir -p "$tmp/pybin" && printf '#!/bin/sh\nexec "%s" "$@"\n' "$(command -v $py)" >"$tmp/pybin/python3" &&
+  chmod +x "$tmp/pybin/python3"
 gs_examples | awk -F'\t' '$2 == "python"' >"$tmp/ex.list"
 : >"$tmp/ex.done"
 while IFS="$(printf '\t')" read -r where kind cmd; do
