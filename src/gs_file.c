@@ -225,3 +225,15 @@ char *gs_file_read(const char *path, size_t *len) {
   if (len) *len = n;
   return buf;
 }
+
+int gs_file_mkdirs(const char *dir) {
+  char p[PATH_MAX];
+  if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) return errno = ENAMETOOLONG, -1;
+  for (char *c = p + 1;; c++) {
+    if (*c != '/' && *c) continue;
+    char keep = *c;
+    *c = 0;
+    if (mkdir(p, 0777) != 0 && errno != EEXIST) return -1;
+    if (!(*c = keep)) return 0;
+  }
+}

@@ -27,4 +27,7 @@ char *gs_file_resolve(const char *path);
 /* Read a whole file into a malloc'd, NUL-terminated buffer; NULL with errno if it cannot. */
 char *gs_file_read(const char *path, size_t *len);
 
+/* mkdir -p: dir and its missing parents (0, or -1 with errno). */
+int gs_file_mkdirs(const char *dir);
+
 #endif

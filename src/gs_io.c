@@ -124,19 +124,6 @@ static inline void gs_put_f64(unsigned char *p, double d) {
   gs_put_u64(p, v);
 }
 
-/* mkdir -p: DIR and its missing parents (0 or -1 with errno). */
-static int gs_io_mkdirs(const char *dir) {
-  char p[GS_IO_PATH];
-  if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) return errno = ENAMETOOLONG, -1;
-  for (char *c = p + 1;; c++) {
-    if (*c != '/' && *c) continue;
-    char keep = *c;
-    *c = 0;
-    if (mkdir(p, 0777) != 0 && errno != EEXIST) return -1;
-    if (!(*c = keep)) return 0;
-  }
-}
-
 /* Names, slice checks, DIR, chunking. Collective; returns the agreed status. */
 static int gs_io_setup(struct gs_io_job *j, const char *dir, int index, const char *ext) {
   const struct gs_snapshot *s = j->s;
@@ -178,7 +165,7 @@ static int gs_io_setup(struct gs_io_job *j, const char *dir, int index, const ch
     if (e && *e) rows = strtoul(e, NULL, 10);
     if (rows < 1 || rows > GS_IO_ROWS_MAX) rows = GS_IO_ROWS;
     struct stat st;
-    if (j->ok && gs_io_mkdirs(dir) != 0) gs_io_fail(j, "cannot create directory %s: %s", dir, strerror(errno));
+    if (j->ok && gs_file_mkdirs(dir) != 0) gs_io_fail(j, "cannot create directory %s: %s", dir, strerror(errno));
     else if (j->ok && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) gs_io_fail(j, "%s is not a directory", dir);
   }
   MPI_Bcast(&rows, 1, MPI_UNSIGNED_LONG, 0, j->comm);

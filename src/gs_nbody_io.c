@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "gs_checkpoint.h"
+#include "gs_file.h"
 #include "gs_io.h"
 #include "gs_nbody_job.h"
 
@@ -135,19 +136,6 @@ double gs_nbody_rel_de(const struct gs_nbody_job *job, double energy) {
   return job->e0 == 0 ? -1 : fabs(energy - job->e0) / fabs(job->e0);
 }
 
-/* mkdir -p dir (0, or -1 with errno). */
-static int gs_nbody_mkdirs(const char *dir) {
-  char p[4096];
-  if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) return errno = ENAMETOOLONG, -1;
-  for (char *c = p + 1;; c++) {
-    if (*c != '/' && *c) continue;
-    char keep = *c;
-    *c = 0;
-    if (mkdir(p, 0777) != 0 && errno != EEXIST) return -1;
-    if (!(*c = keep)) return 0;
-  }
-}
-
 /* Can a file be created, written, synced and removed in dir? 0, or -1 with errno. */
 static int gs_nbody_probe(const char *dir) {
   char path[4200], host[64] = "";
@@ -172,7 +160,7 @@ int gs_nbody_output_prepare(struct gs_nbody_job *job, struct gs_msg *msg) {
   if (job->run->rank == 0) {
     struct gs_ckpt_header run;
     gs_nbody_ckpt_header(job, 0, &run);
-    if (gs_nbody_mkdirs(dir) != 0 || stat(dir, &st) != 0)
+    if (gs_file_mkdirs(dir) != 0 || stat(dir, &st) != 0)
       status = gs_error_msg(msg, "--output %s: cannot create the directory: %s", dir, strerror(errno));
     else if (!S_ISDIR(st.st_mode))
       status = gs_error_msg(msg, "--output %s: not a directory", dir);
