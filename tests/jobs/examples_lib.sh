@@ -76,11 +76,13 @@ while [ \$# -gt 0 ]; do
     --n | --total) out+=("\$1" \$([ "\$sub" = nbody ] && echo 256 || echo 2e4)); sized=yes; shift ;;
     --steps) out+=(--steps \$((\$2 < 4 ? \$2 : 4))); shift ;;
     --kernel) out+=(--kernel omp); shift ;;
-    --iters | --warmup) shift ;;
+    --iters | --warmup | --backend) shift ;;
     *) out+=("\$1") ;;
   esac
   shift
 done
+# The CPU backend whatever the job asked for: omp is its kernel (on a GPU machine too).
+out+=(--backend cpu)
 case \$sub in
   reduce) out+=(--iters 2 --warmup 1); [ \$sized = yes ] || out+=(--n 2e4) ;;
   nbody) out+=(--iters 1); [ \$sized = yes ] || out+=(--n 256) ;;
