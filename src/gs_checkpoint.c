@@ -174,13 +174,12 @@ int gs_checkpoint_latest(const char *dir, char *name, size_t size, struct gs_ckp
   return found ? 0 : -1;
 }
 
-/* The temporary name of a checkpoint being written: its writer's host and pid in it, so a later
- * run can tell a dead writer's leftovers (gs_checkpoint_clean) from a live one's. */
+/* The temporary name of a checkpoint being written (gs_file_tmp_name: its writer's host and pid
+ * in it, so a later run can tell a dead writer's leftovers (gs_checkpoint_clean) from a live one's). */
 static void gs_checkpoint_tmp_name(char *out, size_t size, const char *dir, const char *name) {
-  char host[64] = "";
-  gethostname(host, sizeof host - 1);
-  host[strcspn(host, "/")] = 0;
-  snprintf(out, size, "%s/.%s.tmp.%s.%ld", dir, name, host, (long)getpid());
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  gs_file_tmp_name(out, size, path);
 }
 
 void gs_checkpoint_clean(const char *dir) {
@@ -192,12 +191,15 @@ void gs_checkpoint_clean(const char *dir) {
   for (struct dirent *e; (e = readdir(d));) {
     char name[64], *tail;
     uint64_t step;
-    /* .checkpoint_<step>.gsck.tmp.<host>.<pid>: only this host's, and only a pid that is gone. */
+    /* .checkpoint_<step>.gsck.tmp.<host>.<pid> and .checkpoint.json.tmp.<host>.<pid> (the
+     * manifest's): only this host's, and only a pid that is gone. */
     if (e->d_name[0] != '.' || !(tail = strstr(e->d_name, ".tmp.")) || (size_t)(tail - e->d_name) >= sizeof name) continue;
     snprintf(name, sizeof name, "%.*s", (int)(tail - e->d_name - 1), e->d_name + 1);
     tail += 5;
     size_t hl = strlen(host);
-    if (!gs_checkpoint_name_step(name, &step) || strncmp(tail, host, hl) != 0 || tail[hl] != '.') continue;
+    if ((!gs_checkpoint_name_step(name, &step) && strcmp(name, "checkpoint.json")) || strncmp(tail, host, hl) != 0 ||
+        tail[hl] != '.')
+      continue;
     char *end;
     long pid = strtol(tail + hl + 1, &end, 10);
     if (*end || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;

@@ -83,13 +83,22 @@ static int gs_file_write_direct(const char *path, const void *data, size_t len) 
   return rc;
 }
 
+void gs_file_tmp_name(char *out, size_t size, const char *path) {
+  char host[64] = "";
+  gethostname(host, sizeof host - 1);
+  host[strcspn(host, "/")] = 0;
+  const char *base = strrchr(path, '/');
+  int dirlen = base ? (int)(base - path) : 1;
+  snprintf(out, size, "%.*s/.%s.tmp.%s.%ld", dirlen, base ? path : ".", base ? base + 1 : path, host, (long)getpid());
+}
+
 /* Replace the regular file path (or create it) atomically; the new file keeps the old one's
  * permissions. */
 static int gs_file_replace(const char *path, const void *data, size_t len) {
-  size_t n = strlen(path) + 32;
+  size_t n = strlen(path) + 96;
   char *tmp = malloc(n);
   if (!tmp) return -1;
-  snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+  gs_file_tmp_name(tmp, n, path);
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     free(tmp);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "gs_checkpoint.h"
+#include "gs_file.h"
 #include "gs_test.h"
 
 static void header(struct gs_ckpt_header *h, uint64_t step) {
@@ -194,6 +195,17 @@ int main(void) {
   gethostname(host, sizeof host - 1);
   snprintf(dead, sizeof dead, ".checkpoint_000000040.gsck.tmp.%s.%ld", host, dead_pid());
   snprintf(live, sizeof live, ".checkpoint_000000040.gsck.tmp.%s.%ld", host, (long)getpid());
+  touch(dir, dead), touch(dir, live);
+  gs_checkpoint_clean(dir);
+  GS_EXPECT(!exists(dir, dead) && exists(dir, live));
+  /* The same for the manifest's temporary (gs_file_write_atomic names it so too). */
+  char manifest_path[600], tmpname[700], base[300];
+  snprintf(manifest_path, sizeof manifest_path, "%s/checkpoint.json", dir);
+  gs_file_tmp_name(tmpname, sizeof tmpname, manifest_path);
+  snprintf(live, sizeof live, "%s", strrchr(tmpname, '/') + 1);
+  snprintf(base, sizeof base, ".checkpoint.json.tmp.%s.", host);
+  GS_EXPECT(strncmp(live, base, strlen(base)) == 0);
+  snprintf(dead, sizeof dead, ".checkpoint.json.tmp.%s.%ld", host, dead_pid());
   touch(dir, dead), touch(dir, live);
   gs_checkpoint_clean(dir);
   GS_EXPECT(!exists(dir, dead) && exists(dir, live));
