@@ -6,7 +6,8 @@
 #   passes, so it is the check that fails and not the input that is refused;
 # - a runtime failure on one rank: rank 1 of 3 runs under a data-segment limit (ulimit -d; under
 #   ASan, its largest allocation) too small for its bodies, so its allocation fails; the one
-#   report names rank 1, the host and the failing call, and the whole job ends (MPI_Abort) with a non-zero status, well inside a timeout.
+#   report names rank 1, the host and the failing call, and the whole job ends (MPI_Abort) with
+#   a non-zero status, well inside a timeout.
 . "$GS_TEST_LIB"
 tmp=$(mktemp -d)
 # Should the abort ever fail, the timeout ends mpiexec but ranks spinning in a collective can
