@@ -393,64 +393,6 @@ static int gs_nbody_kernels(struct gs_nbody_job *job, unsigned *mask, struct gs_
   return GS_OK;
 }
 
-/* A checkpoint to resume from (rank 0 reads and checks it; every rank learns the header). The
- * run takes N, precision, time step, softening and initial conditions from it; options that the
- * command line gives must agree. */
-static int gs_nbody_restart(struct gs_nbody_job *job, struct gs_ckpt_header *h, void **payload, struct gs_msg *msg) {
-  const struct gs_options *opt = job->run->opt;
-  int status = GS_OK;
-  *payload = NULL;
-  if (job->run->rank == 0) {
-    status = gs_checkpoint_read(job->o->restart, h, payload, msg);
-    const char *path = job->o->restart;
-    if (status == GS_OK && gs_options_given(opt, "n") && h->n != job->o->n)
-      status = gs_error_msg(msg, "--restart %s: the checkpoint has N = %llu, --n says %llu", path,
-                            (unsigned long long)h->n, (unsigned long long)job->o->n);
-    else if (status == GS_OK && gs_options_given(opt, "precision") && h->precision != job->o->precision)
-      status = gs_error_msg(msg, "--restart %s: the checkpoint is in %s precision, --precision says %s", path,
-                            h->precision ? "double" : "single", job->o->precision ? "double" : "single");
-    else if (status == GS_OK && gs_options_given(opt, "dt") && h->dt != job->o->dt)
-      status = gs_error_msg(msg, "--restart %s: the checkpoint's time step is %.17g, --dt says %.17g", path, h->dt, job->o->dt);
-    else if (status == GS_OK && gs_options_given(opt, "eps") && h->eps != job->o->eps)
-      status = gs_error_msg(msg, "--restart %s: the checkpoint's softening is %.17g, --eps says %.17g", path, h->eps, job->o->eps);
-    else if (status == GS_OK && gs_options_given(opt, "ic") && strcmp(h->ic, job->o->ic) != 0 &&
-             !(strcmp(h->ic, "file") == 0 && strcmp(job->o->ic, "plummer") && strcmp(job->o->ic, "disk") &&
-               strcmp(job->o->ic, "uniform")))
-      status = gs_error_msg(msg, "--restart %s: the checkpoint started from '%s', --ic says '%s'", path, h->ic, job->o->ic);
-    else if (status == GS_OK && gs_options_given(opt, "seed") && h->seed != job->o->seed)
-      status = gs_error_msg(msg, "--restart %s: the checkpoint's seed is %llu, --seed says %llu", path,
-                            (unsigned long long)h->seed, (unsigned long long)job->o->seed);
-    else if (status == GS_OK && (long)h->step >= job->o->steps)
-      status = gs_error_msg(msg, "--restart %s: the checkpoint is at step %llu; --steps %d is the step to end at, "
-                            "give a larger one", path, (unsigned long long)h->step, job->o->steps);
-  }
-  if (gs_error_agree(MPI_COMM_WORLD, &job->be->where, status, msg) != GS_OK) {
-    free(*payload);
-    *payload = NULL;
-    return GS_USAGE;
-  }
-  GS_CHECK_MPI(&job->be->where, MPI_Bcast(h, (int)sizeof *h, MPI_BYTE, 0, MPI_COMM_WORLD));
-  return GS_OK;
-}
-
-/* Adopt a checkpoint's run parameters. */
-static void gs_nbody_adopt(struct gs_nbody_job *job, const struct gs_ckpt_header *h, struct gs_nbody_opts *o) {
-  job->n = h->n;
-  job->prec = h->precision;
-  job->esz = job->prec ? 32 : 16;
-  job->law = h->law;
-  job->G = h->G;
-  job->eps2 = h->eps2;
-  job->cut2 = h->cut2;
-  job->step0 = (long)h->step;
-  job->e0 = h->e0;
-  snprintf(job->ic_name, sizeof job->ic_name, "%s", h->ic);
-  o->dt = h->dt;
-  o->eps = h->eps;
-  o->precision = h->precision;
-  o->seed = h->seed;
-}
-
 int gs_nbody_main(struct gs_run *run) {
   struct gs_nbody_job job;
   memset(&job, 0, sizeof job);

@@ -1,6 +1,7 @@
 /* gs_nbody_io.c: what leaves the GPUs of an N-body run: checkpoints (the whole state, bitwise,
  * on rank 0), snapshots (real bodies in double, each rank its slice) and the state hash that
- * proves a restarted run ends where an uninterrupted one does. */
+ * proves a restarted run ends where an uninterrupted one does; and what comes back in: the
+ * checkpoint a run resumes from. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -171,4 +172,62 @@ int gs_nbody_output_prepare(struct gs_nbody_job *job, struct gs_msg *msg) {
     if (status == GS_OK) gs_checkpoint_clean(dir);
   }
   return gs_error_agree(MPI_COMM_WORLD, &job->be->where, status, msg);
+}
+
+/* A checkpoint to resume from (rank 0 reads and checks it; every rank learns the header). The
+ * run takes N, precision, time step, softening and initial conditions from it; options that the
+ * command line gives must agree. */
+int gs_nbody_restart(struct gs_nbody_job *job, struct gs_ckpt_header *h, void **payload, struct gs_msg *msg) {
+  const struct gs_options *opt = job->run->opt;
+  int status = GS_OK;
+  *payload = NULL;
+  if (job->run->rank == 0) {
+    status = gs_checkpoint_read(job->o->restart, h, payload, msg);
+    const char *path = job->o->restart;
+    if (status == GS_OK && gs_options_given(opt, "n") && h->n != job->o->n)
+      status = gs_error_msg(msg, "--restart %s: the checkpoint has N = %llu, --n says %llu", path,
+                            (unsigned long long)h->n, (unsigned long long)job->o->n);
+    else if (status == GS_OK && gs_options_given(opt, "precision") && h->precision != job->o->precision)
+      status = gs_error_msg(msg, "--restart %s: the checkpoint is in %s precision, --precision says %s", path,
+                            h->precision ? "double" : "single", job->o->precision ? "double" : "single");
+    else if (status == GS_OK && gs_options_given(opt, "dt") && h->dt != job->o->dt)
+      status = gs_error_msg(msg, "--restart %s: the checkpoint's time step is %.17g, --dt says %.17g", path, h->dt, job->o->dt);
+    else if (status == GS_OK && gs_options_given(opt, "eps") && h->eps != job->o->eps)
+      status = gs_error_msg(msg, "--restart %s: the checkpoint's softening is %.17g, --eps says %.17g", path, h->eps, job->o->eps);
+    else if (status == GS_OK && gs_options_given(opt, "ic") && strcmp(h->ic, job->o->ic) != 0 &&
+             !(strcmp(h->ic, "file") == 0 && strcmp(job->o->ic, "plummer") && strcmp(job->o->ic, "disk") &&
+               strcmp(job->o->ic, "uniform")))
+      status = gs_error_msg(msg, "--restart %s: the checkpoint started from '%s', --ic says '%s'", path, h->ic, job->o->ic);
+    else if (status == GS_OK && gs_options_given(opt, "seed") && h->seed != job->o->seed)
+      status = gs_error_msg(msg, "--restart %s: the checkpoint's seed is %llu, --seed says %llu", path,
+                            (unsigned long long)h->seed, (unsigned long long)job->o->seed);
+    else if (status == GS_OK && (long)h->step >= job->o->steps)
+      status = gs_error_msg(msg, "--restart %s: the checkpoint is at step %llu; --steps %d is the step to end at, "
+                            "give a larger one", path, (unsigned long long)h->step, job->o->steps);
+  }
+  if (gs_error_agree(MPI_COMM_WORLD, &job->be->where, status, msg) != GS_OK) {
+    free(*payload);
+    *payload = NULL;
+    return GS_USAGE;
+  }
+  GS_CHECK_MPI(&job->be->where, MPI_Bcast(h, (int)sizeof *h, MPI_BYTE, 0, MPI_COMM_WORLD));
+  return GS_OK;
+}
+
+/* Adopt a checkpoint's run parameters. */
+void gs_nbody_adopt(struct gs_nbody_job *job, const struct gs_ckpt_header *h, struct gs_nbody_opts *o) {
+  job->n = h->n;
+  job->prec = h->precision;
+  job->esz = job->prec ? 32 : 16;
+  job->law = h->law;
+  job->G = h->G;
+  job->eps2 = h->eps2;
+  job->cut2 = h->cut2;
+  job->step0 = (long)h->step;
+  job->e0 = h->e0;
+  snprintf(job->ic_name, sizeof job->ic_name, "%s", h->ic);
+  o->dt = h->dt;
+  o->eps = h->eps;
+  o->precision = h->precision;
+  o->seed = h->seed;
 }

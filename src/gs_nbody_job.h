@@ -4,6 +4,7 @@
 #define GS_NBODY_JOB_H
 
 #include "gs_backend.h"
+#include "gs_checkpoint.h"
 #include "gs_ic.h"
 #include "gs_mpi.h"
 #include "gs_nbody.h"
@@ -95,6 +96,13 @@ void gs_nbody_gather_state(struct gs_nbody_job *job, void **pos, void **vel, voi
 
 /* Write a checkpoint of the state after `step` (collective). Returns GS_OK or GS_FAILED. */
 int gs_nbody_checkpoint(struct gs_nbody_job *job, long step);
+
+/* A checkpoint to resume from (collective: rank 0 reads and checks it against the options the
+ * command line gives; every rank learns the header). GS_OK, or GS_USAGE with msg. */
+int gs_nbody_restart(struct gs_nbody_job *job, struct gs_ckpt_header *h, void **payload, struct gs_msg *msg);
+
+/* Adopt a checkpoint's run parameters into job and o. */
+void gs_nbody_adopt(struct gs_nbody_job *job, const struct gs_ckpt_header *h, struct gs_nbody_opts *o);
 
 /* Write snapshot `index` of the state after `step` (collective). Returns GS_OK or GS_FAILED. */
 int gs_nbody_snapshot(struct gs_nbody_job *job, int index, long step);
