@@ -183,9 +183,8 @@ static void gs_checkpoint_tmp_name(char *out, size_t size, const char *dir, cons
 }
 
 void gs_checkpoint_clean(const char *dir) {
-  char host[64] = "", path[4200];
-  gethostname(host, sizeof host - 1);
-  host[strcspn(host, "/")] = 0;
+  char host[64], path[4200];
+  gs_file_host(host);
   DIR *d = opendir(dir);
   if (!d) return;
   for (struct dirent *e; (e = readdir(d));) {

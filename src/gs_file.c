@@ -83,10 +83,15 @@ static int gs_file_write_direct(const char *path, const void *data, size_t len) 
   return rc;
 }
 
+void gs_file_host(char host[64]) {
+  memset(host, 0, 64);
+  gethostname(host, 63);
+  host[strcspn(host, "/")] = 0; /* it goes into file names */
+}
+
 void gs_file_tmp_name(char *out, size_t size, const char *path) {
-  char host[64] = "";
-  gethostname(host, sizeof host - 1);
-  host[strcspn(host, "/")] = 0;
+  char host[64];
+  gs_file_host(host);
   const char *base = strrchr(path, '/');
   int dirlen = base ? (int)(base - path) : 1;
   snprintf(out, size, "%.*s/.%s.tmp.%s.%ld", dirlen, base ? path : ".", base ? base + 1 : path, host, (long)getpid());

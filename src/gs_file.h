@@ -27,6 +27,9 @@ char *gs_file_resolve(const char *path);
 /* Read a whole file into a malloc'd, NUL-terminated buffer; NULL with errno if it cannot. */
 char *gs_file_read(const char *path, size_t *len);
 
+/* This host's name as it goes into file names (no '/'), in host. */
+void gs_file_host(char host[64]);
+
 /* The temporary name under which path is written: DIR/.BASE.tmp.<host>.<pid>, hidden, and naming
  * its writer so a later run can tell a dead writer's leftovers from a live one's. */
 void gs_file_tmp_name(char *out, size_t size, const char *path);
