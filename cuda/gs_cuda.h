@@ -1,19 +1,51 @@
-/* gs_cuda.h: the C interface of every CUDA launcher in cuda/. Plain C (no CUDA types), guarded
- * for C++ so the .cu files define these with C linkage. Every launcher returns a cudaError_t as an
- * int (0 = success) and takes its stream as void*, so host C stays free of CUDA C++. */
+/* gs_cuda.h: the C interface of every CUDA launcher in cuda/, for the CUDA backend
+ * (src/gs_backend_cuda*.c, the only host files that include it) and the GPU tests. Plain C (no
+ * CUDA types), guarded for C++ so the .cu files define these with C linkage. Every launcher
+ * returns a cudaError_t as an int (0 = success) and takes its stream as void*. The shared C types
+ * (accumulators, force arguments) live in src/ and are included from there. */
 #ifndef GS_CUDA_H
 #define GS_CUDA_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gs_types.h"
+#include "gs_acc.h"
+#include "gs_nbody_force.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Reduction kernels, by id. 1..7 are the seed ladder (SEEDS.md section 1); the rest are ours. */
+/* ---- per-device launch facts (gs_cuda_ctx.cu) ---- */
+
+#define GS_CUDA_OCC_MAX 64 /* occupancy answers a context remembers (more are asked each time) */
+
+/* What the launchers need to know about the device they launch on, owned by the CUDA backend's
+ * per-rank state (one per process, used by the one thread that launches): the SM count read once
+ * at open, and occupancy answers remembered per kernel and block size, because asking needs the
+ * kernel's attributes (microseconds per call, which show at 2^20 elements). No launcher keeps
+ * state of its own. */
+struct gs_cuda_ctx {
+  int device;    /* CUDA device index */
+  int sm_count;  /* multiprocessors */
+  int nocc;      /* entries used in occ */
+  struct {
+    const void *func;  /* kernel entry */
+    int block;         /* threads per block */
+    int per_sm;        /* resident blocks per SM */
+  } occ[GS_CUDA_OCC_MAX];
+};
+
+/* Fill c for `device` (which must be current). Returns cudaError_t. */
+int gs_cuda_ctx_init(struct gs_cuda_ctx *c, int device);
+
+/* Resident blocks per SM of kernel `func` (a __global__ function's address) at `block` threads
+ * and no dynamic shared memory, at least 1; remembered in c. Returns cudaError_t. */
+int gs_cuda_ctx_occupancy(struct gs_cuda_ctx *c, const void *func, int block, int *per_sm);
+
+/* ---- reduction (gs_reduce_kernels.cu) ---- */
+
+/* The CUDA backend's reduction kernels, by id. 1..7 are the seed ladder (SEEDS.md section 1). */
 enum gs_reduce_kernel {
   GS_RK_INTERLEAVED = 1,  /* 1: interleaved addressing, tid % (2*s): divergent */
   GS_RK_STRIDED = 2,      /* 2: interleaved, strided index: bank conflicts */
@@ -28,21 +60,28 @@ enum gs_reduce_kernel {
   GS_RK_COUNT
 };
 
-/* Device workspace (bytes) kernel k needs for n elements at block size `block` on the current
- * device. The workspace must be zeroed once after allocation; kernels leave it reusable. */
-size_t gs_cuda_reduce_workspace(int kernel, int dtype, int op, uint64_t n, int block);
+/* Device workspace (bytes) kernel k needs for n elements at block size `block` on c's device.
+ * The workspace must be zeroed once after allocation; kernels leave it reusable. One workspace
+ * serves one stream at a time: onepass keeps its arrival counter there, so two launches in
+ * flight on two streams must each have their own. */
+size_t gs_reduce_kernels_workspace(struct gs_cuda_ctx *c, int kernel, int dtype, int op, uint64_t n, int block);
 
 /* Reduce n elements of d_in (type dtype) with op into *d_out, one union gs_acc in device
  * memory. Asynchronous on `stream`. block must be a power of two in [32, 1024] (ignored by cub).
- * Deterministic: same inputs, same result, run after run. Returns cudaError_t. */
-int gs_cuda_reduce(int kernel, int dtype, int op, const void *d_in, uint64_t n, void *d_ws,
-                   size_t ws_bytes, void *d_out, int block, void *stream);
+ * n = 0 gives gs_acc_identity. Deterministic: same inputs, same result, run after run. */
+int gs_reduce_kernels_launch(struct gs_cuda_ctx *c, int kernel, int dtype, int op, const void *d_in, uint64_t n,
+                             void *d_ws, size_t ws_bytes, void *d_out, int block, void *stream);
 
-/* Stop `stream` until *d_flag (mapped host memory) becomes non-zero, or 2 s pass. Returns
- * cudaError_t. */
-int gs_cuda_gate_wait(const volatile int *d_flag, void *stream);
+/* ---- timing gate (gs_gate.cu) ---- */
 
-/* N-body force kernels, by id: the seed 004 tuning ladder, then ours. */
+/* Stop `stream` until *d_flag (mapped host memory) becomes non-zero, or 2 s pass; in that case
+ * the kernel sets *d_expired (mapped host memory) to 1, so the host can tell that the timed
+ * region behind the gate started before it was fully queued. Returns cudaError_t. */
+int gs_gate_launch(const volatile int *d_flag, volatile int *d_expired, void *stream);
+
+/* ---- N-body (gs_nbody_kernels.cu, gs_nbody_integrate.cu, gs_nbody_diag.cu) ---- */
+
+/* The CUDA backend's force kernels, by id: the seed 004 tuning ladder, then ours. */
 enum gs_nbody_kernel {
   GS_NK_GLOBAL = 1,  /* one thread per body, j from global memory, 1/sqrtf, if (i != j) */
   GS_NK_RSQRT = 2,   /* + rsqrtf */
@@ -55,45 +94,24 @@ enum gs_nbody_kernel {
   GS_NK_COUNT
 };
 
-/* Force law: Plummer softening (a = m r / (r^2 + eps^2)^1.5), or the seed 003 hard cutoff (pairs
- * with r^2 < cut2 exert nothing, no softening). */
-enum gs_nbody_law { GS_LAW_PLUMMER = 0, GS_LAW_CUTOFF = 1 };
+/* Workspace bytes that a force evaluation with these arguments needs on c's device (0 for most
+ * kernels). The same c must be passed to the launch, which makes the same plan. */
+size_t gs_nbody_kernels_workspace(struct gs_cuda_ctx *c, const struct gs_nbody_force_args *a);
 
-/* One force evaluation: targets pos[i_first, i_first + i_count) feel sources
- * pos[j_first, j_first + j_count). pos holds (x, y, z, m) as float4 (precision 0) or double4
- * (precision 1); acc holds i_count of the same type: (ax, ay, az, potential). */
-struct gs_nbody_force_args {
-  int kernel;            /* enum gs_nbody_kernel */
-  int precision;         /* 0 single, 1 double */
-  int law;               /* enum gs_nbody_law */
-  const void *pos;       /* all bodies on this device */
-  uint64_t i_first, i_count;
-  uint64_t j_first, j_count;
-  void *acc;             /* i_count results */
-  int accumulate;        /* 1: add to acc (a later j range); 0: overwrite */
-  int potential;         /* 1: also accumulate the potential -G sum m_j / r in acc.w */
-  double G, eps2, cut2;  /* gravitational constant, softening^2, cutoff^2 */
-  void *ws;              /* device workspace (jsplit partials), zeroed once by the caller */
-  size_t ws_bytes;
-  int (*stop)(void);     /* NULL, or nonzero once the work may be abandoned (a stop request): the
-                            host backend checks it between bodies; device kernels ignore it */
-};
-
-/* Workspace bytes that a force evaluation with these arguments needs (0 for most kernels). */
-size_t gs_cuda_nbody_workspace(const struct gs_nbody_force_args *a);
-
-/* Evaluate forces (asynchronous on stream). Returns cudaError_t. */
-int gs_cuda_nbody_forces(const struct gs_nbody_force_args *a, void *stream);
+/* Evaluate forces (asynchronous on stream). */
+int gs_nbody_kernels_launch(struct gs_cuda_ctx *c, const struct gs_nbody_force_args *a, void *stream);
 
 /* Leapfrog pieces on count bodies: kick v += a dt (vel and acc as float4/double4, w unused in
- * vel), drift x += v dt (pos w = mass kept). Return cudaError_t. */
-int gs_cuda_nbody_kick(int precision, void *vel, const void *acc, uint64_t count, double dt, void *stream);
-int gs_cuda_nbody_drift(int precision, void *pos, const void *vel, uint64_t count, double dt, void *stream);
+ * vel), drift x += v dt (pos w = mass kept). */
+int gs_nbody_integrate_kick(struct gs_cuda_ctx *c, int precision, void *vel, const void *acc, uint64_t count,
+                            double dt, void *stream);
+int gs_nbody_integrate_drift(struct gs_cuda_ctx *c, int precision, void *pos, const void *vel, uint64_t count,
+                             double dt, void *stream);
 
 /* Per-body diagnostic terms for count bodies into terms[k * count + i]: k = 0 m v^2 / 2,
- * 1 m phi / 2, 2..4 m v, 5..7 m x (pos, vel, acc as float4/double4). Returns cudaError_t. */
-int gs_cuda_nbody_terms(int precision, const void *pos, const void *vel, const void *acc, uint64_t count,
-                        double *terms, void *stream);
+ * 1 m phi / 2, 2..4 m v, 5..7 m x (pos, vel, acc as float4/double4). */
+int gs_nbody_diag_terms(struct gs_cuda_ctx *c, int precision, const void *pos, const void *vel, const void *acc,
+                        uint64_t count, double *terms, void *stream);
 
 #ifdef __cplusplus
 }

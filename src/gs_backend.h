@@ -1,22 +1,25 @@
 /* gs_backend.h: the backend seam. Drivers own the algorithm (loops, MPI, overlap, timing,
- * verification); a backend owns memory and compute primitives. The CPU backend implements the
- * same primitives synchronously on host memory, so every driver runs in CI without a GPU.
- * Every primitive checks its own errors and aborts the job on failure (gs_error_die). */
+ * verification); a backend owns memory and compute primitives. A backend is a const table of
+ * operations plus an opaque per-rank state (struct gs_ctx) that `open` makes and `close` frees.
+ * The core table holds memory, queues, copies, events and gates; each workload's primitives sit
+ * in a sub-table of their own. What differs between backends is said by `caps` and by each
+ * sub-table's kernel list, never by a backend's name. Every primitive checks its own errors and
+ * aborts the job on failure (gs_error_die), naming rank, host, device and call. */
 #ifndef GS_BACKEND_H
 #define GS_BACKEND_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../cuda/gs_cuda.h"
 #include "gs_bind.h"
 #include "gs_error.h"
+#include "gs_nbody_force.h"
 
 /* What a rank computes on: a GPU, or the host's cores for the CPU backend. */
 struct gs_device_info {
-  int index;               /* CUDA device index, -1 on the CPU backend */
+  int index;               /* device index, -1 where the backend has none */
   char name[96];           /* "NVIDIA H200", or the CPU model */
-  char pci[GS_PCI_MAX];    /* PCI bus id, "" on the CPU backend */
+  char pci[GS_PCI_MAX];    /* PCI bus id, "" where there is none */
   double mem_bytes;        /* device (or host) memory */
   int sm_count;            /* multiprocessors (CPU: OpenMP threads) */
   int cc_major, cc_minor;  /* compute capability */
@@ -24,6 +27,8 @@ struct gs_device_info {
   double bw_theory;        /* bytes/s: 2 x memory clock x bus width (0 if unknown) */
 };
 
+/* A backend's per-rank state (its device, its launch facts, this rank's identity). */
+typedef struct gs_ctx gs_ctx;
 /* An in-order work queue (a CUDA stream; nothing on the CPU, where work runs at once). */
 typedef struct gs_queue gs_queue;
 /* A gate: close it on a queue and the queue's later work waits until it is opened, so a timed
@@ -32,82 +37,121 @@ typedef struct gs_gate gs_gate;
 /* A point in a queue, for timing and cross-queue waits (a CUDA event; a clock read on the CPU). */
 typedef struct gs_event gs_event;
 
-struct gs_backend {
-  const char *name;      /* "cpu" or "cuda" */
-  struct gs_where where; /* this rank, for error messages */
-
-  /* Devices this process can see (CUDA: after CUDA_VISIBLE_DEVICES; 0 without a driver). When
-   * the runtime could not count (no driver, a driver older than the runtime), *why (if why is
-   * not NULL) gets its error text, else NULL: a broken GPU setup must not pass for "no GPU". */
-  int (*device_count)(const char **why);
-  /* Make device `gpu` current (-1: keep the runtime's default) and describe it. */
-  void (*device_open)(struct gs_backend *be, int gpu, struct gs_device_info *info);
-  /* Runtime and driver versions as 1000*major + 10*minor (0 if none). */
-  void (*versions)(int *runtime, int *driver);
-
-  /* Device memory, and page-locked host memory for fast asynchronous copies. */
-  void *(*alloc_device)(const struct gs_backend *be, size_t bytes);
-  void (*free_device)(const struct gs_backend *be, void *p);
-  void *(*alloc_host)(const struct gs_backend *be, size_t bytes);
-  void (*free_host)(const struct gs_backend *be, void *p);
-  void (*zero_device)(const struct gs_backend *be, void *p, size_t bytes, gs_queue *q);
-
-  /* Queues and asynchronous copies on them. */
-  gs_queue *(*queue_create)(const struct gs_backend *be);
-  void (*queue_destroy)(const struct gs_backend *be, gs_queue *q);
-  void (*queue_sync)(const struct gs_backend *be, gs_queue *q);
-  void (*queue_wait)(const struct gs_backend *be, gs_queue *q, gs_event *e); /* q waits for e */
-  void (*copy_h2d)(const struct gs_backend *be, void *dst, const void *src, size_t bytes, gs_queue *q);
-  void (*copy_d2h)(const struct gs_backend *be, void *dst, const void *src, size_t bytes, gs_queue *q);
-  void (*copy_d2d)(const struct gs_backend *be, void *dst, const void *src, size_t bytes, gs_queue *q);
-
-  /* Gates (the CPU backend runs work at once: no-ops there). */
-  gs_gate *(*gate_create)(const struct gs_backend *be);
-  void (*gate_destroy)(const struct gs_backend *be, gs_gate *g);
-  void (*gate_close)(const struct gs_backend *be, gs_gate *g, gs_queue *q);
-  void (*gate_open)(const struct gs_backend *be, gs_gate *g);
-
-  /* Events. */
-  gs_event *(*event_create)(const struct gs_backend *be);
-  void (*event_destroy)(const struct gs_backend *be, gs_event *e);
-  void (*event_record)(const struct gs_backend *be, gs_event *e, gs_queue *q);
-  void (*event_sync)(const struct gs_backend *be, gs_event *e);
-  double (*event_seconds)(const struct gs_backend *be, gs_event *start, gs_event *stop);
-
-  /* Reduction (gs_reduce.c): kernel ids of enum gs_reduce_kernel, or GS_RK_OMP on the CPU. */
-  int (*reduce_has)(int kernel); /* does this backend run that kernel? */
-  size_t (*reduce_workspace)(const struct gs_backend *be, int kernel, int dtype, int op, uint64_t n, int block);
-  void (*reduce)(const struct gs_backend *be, int kernel, int dtype, int op, const void *in, uint64_t n,
-                 void *ws, size_t ws_bytes, void *out, int block, gs_queue *q);
-
-  /* N-body (gs_nbody.c): kernel ids of enum gs_nbody_kernel, or GS_NK_OMP on the CPU. */
-  int (*nbody_has)(int kernel);
-  size_t (*nbody_workspace)(const struct gs_backend *be, const struct gs_nbody_force_args *a);
-  void (*nbody_forces)(const struct gs_backend *be, const struct gs_nbody_force_args *a, gs_queue *q);
-  void (*nbody_kick)(const struct gs_backend *be, int precision, void *vel, const void *acc, uint64_t count,
-                     double dt, gs_queue *q);
-  void (*nbody_drift)(const struct gs_backend *be, int precision, void *pos, const void *vel, uint64_t count,
-                      double dt, gs_queue *q);
-  /* Per-body diagnostic terms into terms[k * count + i], k = 0: m v^2 / 2, 1: m phi / 2,
-   * 2..4: m v, 5..7: m x; the driver sums each with the reduction kernels. */
-  void (*nbody_terms)(const struct gs_backend *be, int precision, const void *pos, const void *vel,
-                      const void *acc, uint64_t count, double *terms, gs_queue *q);
+/* Capabilities: what a driver may rely on, or must allow for. */
+enum gs_backend_cap {
+  GS_CAP_DEVICES = 1u << 0,      /* ranks bind to devices of their node (--gpu-bind, --gpu-share) */
+  GS_CAP_HOST_MEMORY = 1u << 1,  /* device buffers are host memory, shared by the node's ranks */
+  GS_CAP_CONCURRENT = 1u << 2,   /* queues run beside the host and each other: overlap is real */
+  GS_CAP_DEVICE_TIMING = 1u << 3 /* gated events time the device's work, not the host's clock */
 };
 
-#define GS_NK_OMP GS_NK_COUNT /* the CPU backend's OpenMP force loop */
+/* One kernel of a backend's list for a workload. */
+struct gs_kernel {
+  const char *name;   /* what --kernel takes ("7", "onepass", "jsplit", "omp") */
+  const char *title;  /* a few words for tables */
+  int id;             /* the backend's own id, passed back to its primitives */
+  unsigned flags;     /* enum gs_kernel_flag */
+};
 
-/* The CPU backend's N-body primitives (gs_nbody_cpu.c). */
-void gs_nbody_cpu_forces(const struct gs_nbody_force_args *a);
-void gs_nbody_cpu_kick(int precision, void *vel, const void *acc, uint64_t count, double dt);
-void gs_nbody_cpu_drift(int precision, void *pos, const void *vel, uint64_t count, double dt);
-void gs_nbody_cpu_terms(int precision, const void *pos, const void *vel, const void *acc, uint64_t count, double *terms);
+enum gs_kernel_flag {
+  GS_KERNEL_LADDER = 1u << 0,   /* a step of the seed's ladder ("--kernel ladder") */
+  GS_KERNEL_BASELINE = 1u << 1, /* a vendor library's (CUB): the yardstick, not one of ours */
+  GS_KERNEL_INTERNAL = 1u << 2  /* the one the backend recommends for drivers' own sums */
+};
 
-/* The CPU backend (always built). */
-const struct gs_backend *gs_backend_cpu_get(void);
-/* The CUDA backend, or NULL in a CPU-only build. */
-const struct gs_backend *gs_backend_cuda_get(void);
+/* Reduction primitives (gs_reduce.c, and the N-body diagnostics' sums). */
+struct gs_reduce_ops {
+  const struct gs_kernel *kernels; /* in the order tables show them */
+  int count;
+  /* Workspace bytes for n elements; zero it once after allocation. One workspace serves one
+   * queue at a time (a kernel may keep a counter there): concurrent queues need one each. */
+  size_t (*workspace)(gs_ctx *c, int kernel, int dtype, int op, uint64_t n, int block);
+  /* Reduce n elements of `in` into one union gs_acc at `out` (device memory), asynchronously on
+   * q; block 0 is the backend's own choice. n = 0 gives gs_acc_identity (gs_acc.h). */
+  void (*run)(gs_ctx *c, int kernel, int dtype, int op, const void *in, uint64_t n, void *ws, size_t ws_bytes,
+              void *out, int block, gs_queue *q);
+};
 
-/* Backend by name, "cpu" or "cuda" (NULL if not built). */
+/* N-body primitives (gs_nbody*.c). Vectors are float4 or double4 by precision (0, 1). */
+struct gs_nbody_ops {
+  const struct gs_kernel *kernels;
+  int count;
+  size_t (*workspace)(gs_ctx *c, const struct gs_nbody_force_args *a);
+  void (*forces)(gs_ctx *c, const struct gs_nbody_force_args *a, gs_queue *q);
+  void (*kick)(gs_ctx *c, int precision, void *vel, const void *acc, uint64_t count, double dt, gs_queue *q);
+  void (*drift)(gs_ctx *c, int precision, void *pos, const void *vel, uint64_t count, double dt, gs_queue *q);
+  /* Per-body diagnostic terms into terms[k * count + i], k = 0: m v^2 / 2, 1: m phi / 2,
+   * 2..4: m v, 5..7: m x; the driver sums each with the reduction primitives. */
+  void (*terms)(gs_ctx *c, int precision, const void *pos, const void *vel, const void *acc, uint64_t count,
+                double *terms, gs_queue *q);
+};
+
+struct gs_backend {
+  const char *name;    /* what --backend takes: "cpu", "cuda" */
+  const char *label;   /* for the run header: "CUDA" ("" for none) */
+  const char *timing;  /* how its events time a region, for the run header */
+  unsigned caps;       /* enum gs_backend_cap */
+
+  /* Devices this process can see (0 without a driver). When the runtime could not count (no
+   * driver, a driver older than the runtime), *why (if why is not NULL) gets its error text, else
+   * NULL: a broken GPU setup must not pass for "no GPU". */
+  int (*device_count)(const char **why);
+  /* Runtime and driver versions as 1000*major + 10*minor (0 if none). */
+  void (*versions)(int *runtime, int *driver);
+  /* This rank's state on device `gpu` (-1: the runtime's default), which it describes in info.
+   * `where` names the rank in error messages; its gpu field is filled in. */
+  gs_ctx *(*open)(struct gs_where *where, int gpu, struct gs_device_info *info);
+  void (*close)(gs_ctx *c);
+
+  /* Device memory, and page-locked host memory for fast asynchronous copies. */
+  void *(*alloc_device)(gs_ctx *c, size_t bytes);
+  void (*free_device)(gs_ctx *c, void *p);
+  void *(*alloc_host)(gs_ctx *c, size_t bytes);
+  void (*free_host)(gs_ctx *c, void *p);
+  void (*zero_device)(gs_ctx *c, void *p, size_t bytes, gs_queue *q);
+
+  /* Queues and asynchronous copies on them. */
+  gs_queue *(*queue_create)(gs_ctx *c);
+  void (*queue_destroy)(gs_ctx *c, gs_queue *q);
+  void (*queue_sync)(gs_ctx *c, gs_queue *q);
+  void (*queue_wait)(gs_ctx *c, gs_queue *q, gs_event *e); /* q waits for e */
+  void (*copy_h2d)(gs_ctx *c, void *dst, const void *src, size_t bytes, gs_queue *q);
+  void (*copy_d2h)(gs_ctx *c, void *dst, const void *src, size_t bytes, gs_queue *q);
+  void (*copy_d2d)(gs_ctx *c, void *dst, const void *src, size_t bytes, gs_queue *q);
+
+  /* Gates. gate_open returns 1 when the gate had already given up waiting (after 2 s): the
+   * region timed behind it then includes host time, and the driver says so. */
+  gs_gate *(*gate_create)(gs_ctx *c);
+  void (*gate_destroy)(gs_ctx *c, gs_gate *g);
+  void (*gate_close)(gs_ctx *c, gs_gate *g, gs_queue *q);
+  int (*gate_open)(gs_ctx *c, gs_gate *g);
+
+  /* Events. */
+  gs_event *(*event_create)(gs_ctx *c);
+  void (*event_destroy)(gs_ctx *c, gs_event *e);
+  void (*event_record)(gs_ctx *c, gs_event *e, gs_queue *q);
+  void (*event_sync)(gs_ctx *c, gs_event *e);
+  double (*event_seconds)(gs_ctx *c, gs_event *start, gs_event *stop);
+
+  /* Each workload's primitives. */
+  const struct gs_reduce_ops *reduce;
+  const struct gs_nbody_ops *nbody;
+};
+
+/* The backend built under name ("cpu", "cuda"), or NULL. */
 const struct gs_backend *gs_backend_find(const char *name);
+
+/* The i-th backend this program knows (NULL past the end); *built says whether this build has
+ * it (a CPU-only build knows "cuda" but has no table for it: NULL is returned then). */
+const struct gs_backend *gs_backend_at(int i, const char **name, int *built);
+
+/* The kernel of list (count entries) named name, or NULL. */
+const struct gs_kernel *gs_backend_kernel(const struct gs_kernel *list, int count, const char *name);
+
+/* The backends (gs_backend_cpu.c, gs_backend_cuda.c). */
+extern const struct gs_backend gs_backend_cpu;
+#ifdef GS_HAVE_CUDA
+extern const struct gs_backend gs_backend_cuda;
+#endif
 
 #endif
