@@ -1,4 +1,4 @@
-/* gpusim.c: main. MPI start-up, option parsing, subcommand dispatch and exit codes:
+/* gpusim.c: main. MPI start-up, the workload table, option parsing, dispatch and exit codes:
  * 0 ok, 1 failed verification or runtime error, 2 bad input (one line from rank 0). */
 #include <config.h>
 
@@ -11,6 +11,14 @@
 #include "gs_nbody.h"
 #include "gs_options.h"
 #include "gs_reduce.h"
+
+/* Every workload, in the order --help lists them: a new workload is one line here. */
+static const struct gs_workload *const gs_workloads[] = {
+    &gs_info_workload,
+    &gs_reduce_workload,
+    &gs_nbody_workload,
+    NULL,
+};
 
 /* End the job with status on every rank, after a clean MPI_Finalize. */
 static int gs_finish(struct gs_run *run, int status) {
@@ -26,17 +34,16 @@ int main(int argc, char **argv) {
   int launcher_size = gs_mpi_launcher_size();
   /* FUNNELED: OpenMP threads compute, only the main thread calls MPI. */
   gs_mpi_init(&argc, &argv, MPI_THREAD_FUNNELED);
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 
-  struct gs_options opt;
+  static struct gs_options opt; /* static: it holds a workload's whole options struct */
   struct gs_msg msg;
-  if (gs_options_parse(argc, argv, &opt, &msg) != GS_OK) {
+  if (gs_options_parse(argc, argv, gs_workloads, &opt, &msg) != GS_OK) {
     gs_error_report(rank, &msg);
     return gs_finish(NULL, GS_USAGE);
   }
   if (opt.help || opt.version) {
-    if (rank == 0 && opt.help) gs_options_help(stdout, opt.cmd);
+    if (rank == 0 && opt.help) gs_options_help(stdout, gs_workloads, opt.wl);
     if (rank == 0 && opt.version && !opt.help)
       printf("gpusim %s (git %s)\nconfigure: %s\n", PACKAGE_VERSION, GS_GIT_REVISION, GS_CONFIGURE_ARGS);
     return gs_finish(NULL, GS_OK);
@@ -47,12 +54,5 @@ int main(int argc, char **argv) {
     gs_error_report(rank, &msg);
     return gs_finish(&run, GS_USAGE);
   }
-  int status = GS_FAILED;
-  switch (opt.cmd) {
-  case GS_CMD_INFO: status = gs_info_main(&run); break;
-  case GS_CMD_REDUCE: status = gs_reduce_main(&run); break;
-  case GS_CMD_NBODY: status = gs_nbody_main(&run); break;
-  default: break;
-  }
-  return gs_finish(&run, status);
+  return gs_finish(&run, opt.wl->main(&run));
 }

@@ -1,18 +1,40 @@
-/* gs_backend.c: find a backend by name. The choice between them ("auto") needs every rank's
- * view of its GPUs and so lives in gs_mpi.c. */
+/* gs_backend.c: the backends this program knows, found by name. The choice between them
+ * ("auto") needs every rank's view of its GPUs and so lives in gs_mpi.c. */
 #include <config.h>
 
 #include "gs_backend.h"
 
 #include <string.h>
 
+/* Every backend gpusim has, built or not: a CPU-only build still names "cuda" (to say that it
+ * is not built, in the run header and in errors). */
+static const struct {
+  const char *name, *label;
+  const struct gs_backend *table;
+} gs_backends[] = {
+    {"cpu", "", &gs_backend_cpu_ops},
+#ifdef GS_HAVE_CUDA
+    {"cuda", "CUDA", &gs_backend_cuda_ops},
+#else
+    {"cuda", "CUDA", NULL},
+#endif
+};
+
+int gs_backend_at(int i, const char **label, const struct gs_backend **table) {
+  if (i < 0 || i >= (int)(sizeof gs_backends / sizeof *gs_backends)) return 0;
+  *label = gs_backends[i].label;
+  *table = gs_backends[i].table;
+  return 1;
+}
+
 const struct gs_backend *gs_backend_find(const char *name) {
-  if (strcmp(name, "cpu") == 0) return gs_backend_cpu_get();
-  if (strcmp(name, "cuda") == 0) return gs_backend_cuda_get();
+  for (size_t i = 0; i < sizeof gs_backends / sizeof *gs_backends; i++)
+    if (strcmp(gs_backends[i].name, name) == 0) return gs_backends[i].table;
   return NULL;
 }
 
-#ifndef GS_HAVE_CUDA
-/* A CPU-only build has no CUDA backend; callers say so to the user. */
-const struct gs_backend *gs_backend_cuda_get(void) { return NULL; }
-#endif
+const struct gs_kernel *gs_backend_kernel(const struct gs_kernel *list, int count, const char *name) {
+  for (int i = 0; i < count; i++)
+    if (strcmp(list[i].name, name) == 0) return &list[i];
+  return NULL;
+}

@@ -88,7 +88,6 @@ struct gs_nbody_ops {
 
 struct gs_backend {
   const char *name;    /* what --backend takes: "cpu", "cuda" */
-  const char *label;   /* for the run header: "CUDA" ("" for none) */
   const char *timing;  /* how its events time a region, for the run header */
   unsigned caps;       /* enum gs_backend_cap */
 
@@ -141,17 +140,16 @@ struct gs_backend {
 /* The backend built under name ("cpu", "cuda"), or NULL. */
 const struct gs_backend *gs_backend_find(const char *name);
 
-/* The i-th backend this program knows (NULL past the end); *built says whether this build has
- * it (a CPU-only build knows "cuda" but has no table for it: NULL is returned then). */
-const struct gs_backend *gs_backend_at(int i, const char **name, int *built);
+/* The i-th backend this program knows: its label for the run header ("CUDA"; "" for one with
+ * no versions to tell) and its table, NULL where this build lacks it (a CPU-only build knows
+ * CUDA but has no table for it). Returns 0 past the end. */
+int gs_backend_at(int i, const char **label, const struct gs_backend **table);
 
 /* The kernel of list (count entries) named name, or NULL. */
 const struct gs_kernel *gs_backend_kernel(const struct gs_kernel *list, int count, const char *name);
 
-/* The backends (gs_backend_cpu.c, gs_backend_cuda.c). */
-extern const struct gs_backend gs_backend_cpu;
-#ifdef GS_HAVE_CUDA
-extern const struct gs_backend gs_backend_cuda;
-#endif
+/* The backends' tables (gs_backend_cpu.c, and gs_backend_cuda.c in a CUDA build). */
+extern const struct gs_backend gs_backend_cpu_ops;
+extern const struct gs_backend gs_backend_cuda_ops;
 
 #endif

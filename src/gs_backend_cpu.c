@@ -1,6 +1,7 @@
-/* gs_backend_cpu.c: the reference backend. A "device buffer" is host memory, a copy is memcpy,
- * a queue runs work at once and an event is a clock read, so the drivers' code (MPI and overlap
- * included) runs unchanged on a machine with no GPU. Compute uses OpenMP. */
+/* gs_backend_cpu.c: the reference backend's core. A "device buffer" is host memory, a copy is
+ * memcpy, a queue runs work at once and an event is a clock read, so the drivers' code (MPI and
+ * overlap included) runs unchanged on a machine with no GPU. Its workload primitives (OpenMP)
+ * are in gs_backend_cpu_reduce.c and gs_backend_cpu_nbody.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,20 +9,13 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-#include <time.h>
 
-#include "gs_backend.h"
-#include "gs_reduce.h"
+#include "gs_backend_cpu.h"
+#include "gs_stats.h"
 
 struct gs_event {
   double t;
 };
-
-static double gs_cpu_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 static int gs_cpu_device_count(const char **why) {
   if (why) *why = NULL;
@@ -46,11 +40,14 @@ static void gs_cpu_model(char *out, size_t size) {
   fclose(f);
 }
 
-static void gs_cpu_device_open(struct gs_backend *be, int gpu, struct gs_device_info *info) {
+static gs_ctx *gs_cpu_open(struct gs_where *where, int gpu, struct gs_device_info *info) {
   (void)gpu;
+  where->gpu = -1;
+  gs_ctx *c = malloc(sizeof *c);
+  if (!c) GS_DIE(where, "malloc", "out of memory");
+  c->where = *where;
   memset(info, 0, sizeof *info);
   info->index = -1;
-  be->where.gpu = -1;
   gs_cpu_model(info->name, sizeof info->name);
   info->mem_bytes = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
 #ifdef _OPENMP
@@ -58,142 +55,81 @@ static void gs_cpu_device_open(struct gs_backend *be, int gpu, struct gs_device_
 #else
   info->sm_count = 1;
 #endif
+  return c;
 }
+
+static void gs_cpu_close(gs_ctx *c) { free(c); }
 
 static void gs_cpu_versions(int *runtime, int *driver) { *runtime = *driver = 0; }
 
-static void *gs_cpu_alloc(const struct gs_backend *be, size_t bytes) {
+static void *gs_cpu_alloc(gs_ctx *c, size_t bytes) {
   void *p = NULL;
   /* 64-byte alignment: whole cache lines, and what vector code wants. */
   if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0) {
     char why[64];
     snprintf(why, sizeof why, "out of memory for %zu bytes", bytes);
-    GS_DIE(&be->where, "posix_memalign", why);
+    GS_DIE(&c->where, "posix_memalign", why);
   }
   return p;
 }
 
-static void gs_cpu_free(const struct gs_backend *be, void *p) {
-  (void)be;
+static void gs_cpu_free(gs_ctx *c, void *p) {
+  (void)c;
   free(p);
 }
 
-static void gs_cpu_zero(const struct gs_backend *be, void *p, size_t bytes, gs_queue *q) {
-  (void)be, (void)q;
+static void gs_cpu_zero(gs_ctx *c, void *p, size_t bytes, gs_queue *q) {
+  (void)c, (void)q;
   memset(p, 0, bytes);
 }
 
-static gs_queue *gs_cpu_queue_create(const struct gs_backend *be) {
-  (void)be;
-  /* Work runs at once, so a queue needs no state; any non-NULL token will do. */
-  static char token;
-  return (gs_queue *)&token;
+/* Work runs at once, so a queue or a gate needs no state; any non-NULL token will do. */
+static char gs_cpu_token;
+
+static gs_queue *gs_cpu_queue_create(gs_ctx *c) {
+  (void)c;
+  return (gs_queue *)&gs_cpu_token;
 }
 
-static void gs_cpu_queue_nop(const struct gs_backend *be, gs_queue *q) { (void)be, (void)q; }
-static void gs_cpu_queue_wait(const struct gs_backend *be, gs_queue *q, gs_event *e) { (void)be, (void)q, (void)e; }
+static void gs_cpu_queue_nop(gs_ctx *c, gs_queue *q) { (void)c, (void)q; }
+static void gs_cpu_queue_wait(gs_ctx *c, gs_queue *q, gs_event *e) { (void)c, (void)q, (void)e; }
 
-static void gs_cpu_copy(const struct gs_backend *be, void *dst, const void *src, size_t bytes, gs_queue *q) {
-  (void)be, (void)q;
+static void gs_cpu_copy(gs_ctx *c, void *dst, const void *src, size_t bytes, gs_queue *q) {
+  (void)c, (void)q;
   memcpy(dst, src, bytes);
 }
 
-static gs_gate *gs_cpu_gate_create(const struct gs_backend *be) { return (gs_gate *)gs_cpu_queue_create(be); }
-static void gs_cpu_gate_destroy(const struct gs_backend *be, gs_gate *g) { (void)be, (void)g; }
-static void gs_cpu_gate_close(const struct gs_backend *be, gs_gate *g, gs_queue *q) { (void)be, (void)g, (void)q; }
-static void gs_cpu_gate_open(const struct gs_backend *be, gs_gate *g) { (void)be, (void)g; }
-
-static gs_event *gs_cpu_event_create(const struct gs_backend *be) { return gs_cpu_alloc(be, sizeof(gs_event)); }
-static void gs_cpu_event_destroy(const struct gs_backend *be, gs_event *e) { gs_cpu_free(be, e); }
-static void gs_cpu_event_record(const struct gs_backend *be, gs_event *e, gs_queue *q) {
-  (void)be, (void)q;
-  e->t = gs_cpu_now();
+static gs_gate *gs_cpu_gate_create(gs_ctx *c) {
+  (void)c;
+  return (gs_gate *)&gs_cpu_token;
 }
-static void gs_cpu_event_sync(const struct gs_backend *be, gs_event *e) { (void)be, (void)e; }
-static double gs_cpu_event_seconds(const struct gs_backend *be, gs_event *a, gs_event *b) {
-  (void)be;
+static void gs_cpu_gate_destroy(gs_ctx *c, gs_gate *g) { (void)c, (void)g; }
+static void gs_cpu_gate_close(gs_ctx *c, gs_gate *g, gs_queue *q) { (void)c, (void)g, (void)q; }
+static int gs_cpu_gate_open(gs_ctx *c, gs_gate *g) {
+  (void)c, (void)g;
+  return 0;
+}
+
+static gs_event *gs_cpu_event_create(gs_ctx *c) { return gs_cpu_alloc(c, sizeof(gs_event)); }
+static void gs_cpu_event_destroy(gs_ctx *c, gs_event *e) { gs_cpu_free(c, e); }
+static void gs_cpu_event_record(gs_ctx *c, gs_event *e, gs_queue *q) {
+  (void)c, (void)q;
+  e->t = gs_stats_now();
+}
+static void gs_cpu_event_sync(gs_ctx *c, gs_event *e) { (void)c, (void)e; }
+static double gs_cpu_event_seconds(gs_ctx *c, gs_event *a, gs_event *b) {
+  (void)c;
   return b->t - a->t;
 }
 
-static int gs_cpu_reduce_has(int kernel) { return kernel == GS_RK_OMP; }
-
-static size_t gs_cpu_reduce_workspace(const struct gs_backend *be, int kernel, int dtype, int op, uint64_t n,
-                                      int block) {
-  (void)be, (void)kernel, (void)dtype, (void)op, (void)n, (void)block;
-  return 0;
-}
-
-/* One OpenMP loop per (type, op). Sums of ints are exact in int64 and float sums exact in
- * double on our inputs, so the combination order OpenMP picks cannot change the result.
- * (_Pragma needs the whole directive as one literal, hence the PRAGMA argument.) */
-#define GS_CPU_REDUCE(T, ACC, FIELD, PRAGMA, INIT, STEP) \
-  do {                                                   \
-    const T *x = (const T *)in;                          \
-    ACC acc = (INIT);                                    \
-    _Pragma(PRAGMA) for (uint64_t i = 0; i < n; i++) STEP; \
-    res.FIELD = acc;                                     \
-  } while (0)
-
-#define GS_CPU_REDUCE_OPS(T, ACC, FIELD)                                                                   \
-  switch (op) {                                                                                            \
-  case GS_OP_SUM:                                                                                          \
-    GS_CPU_REDUCE(T, ACC, FIELD, "omp parallel for schedule(static) reduction(+:acc)", 0, acc += (ACC)x[i]); \
-    break;                                                                                                 \
-  case GS_OP_MIN:                                                                                          \
-    GS_CPU_REDUCE(T, ACC, FIELD, "omp parallel for schedule(static) reduction(min:acc)", id.FIELD,           \
-                  acc = (ACC)x[i] < acc ? (ACC)x[i] : acc);                                                \
-    break;                                                                                                 \
-  default:                                                                                                 \
-    GS_CPU_REDUCE(T, ACC, FIELD, "omp parallel for schedule(static) reduction(max:acc)", id.FIELD,           \
-                  acc = (ACC)x[i] > acc ? (ACC)x[i] : acc);                                                \
-    break;                                                                                                 \
-  }
-
-static void gs_cpu_reduce(const struct gs_backend *be, int kernel, int dtype, int op, const void *in, uint64_t n,
-                          void *ws, size_t ws_bytes, void *out, int block, gs_queue *q) {
-  (void)be, (void)kernel, (void)ws, (void)ws_bytes, (void)block, (void)q;
-  union gs_acc res, id = gs_reduce_identity(dtype, op);
-  if (dtype == GS_DTYPE_INT32) GS_CPU_REDUCE_OPS(int32_t, int64_t, i)
-  else if (dtype == GS_DTYPE_FLOAT) GS_CPU_REDUCE_OPS(float, double, d)
-  else GS_CPU_REDUCE_OPS(double, double, d)
-  memcpy(out, &res, sizeof res);
-}
-
-static int gs_cpu_nbody_has(int kernel) { return kernel == GS_NK_OMP; }
-
-static size_t gs_cpu_nbody_workspace(const struct gs_backend *be, const struct gs_nbody_force_args *a) {
-  (void)be, (void)a;
-  return 0;
-}
-
-static void gs_cpu_nbody_forces(const struct gs_backend *be, const struct gs_nbody_force_args *a, gs_queue *q) {
-  (void)be, (void)q;
-  gs_nbody_cpu_forces(a);
-}
-
-static void gs_cpu_nbody_kick(const struct gs_backend *be, int prec, void *vel, const void *acc, uint64_t count,
-                              double dt, gs_queue *q) {
-  (void)be, (void)q;
-  gs_nbody_cpu_kick(prec, vel, acc, count, dt);
-}
-
-static void gs_cpu_nbody_drift(const struct gs_backend *be, int prec, void *pos, const void *vel, uint64_t count,
-                               double dt, gs_queue *q) {
-  (void)be, (void)q;
-  gs_nbody_cpu_drift(prec, pos, vel, count, dt);
-}
-
-static void gs_cpu_nbody_terms(const struct gs_backend *be, int prec, const void *pos, const void *vel,
-                               const void *acc, uint64_t count, double *terms, gs_queue *q) {
-  (void)be, (void)q;
-  gs_nbody_cpu_terms(prec, pos, vel, acc, count, terms);
-}
-
-static const struct gs_backend gs_cpu_backend = {
+const struct gs_backend gs_backend_cpu_ops = {
     .name = "cpu",
+    .timing = "wall clock around each run",
+    .caps = GS_CAP_HOST_MEMORY,
     .device_count = gs_cpu_device_count,
-    .device_open = gs_cpu_device_open,
     .versions = gs_cpu_versions,
+    .open = gs_cpu_open,
+    .close = gs_cpu_close,
     .alloc_device = gs_cpu_alloc,
     .free_device = gs_cpu_free,
     .alloc_host = gs_cpu_alloc,
@@ -215,15 +151,6 @@ static const struct gs_backend gs_cpu_backend = {
     .event_record = gs_cpu_event_record,
     .event_sync = gs_cpu_event_sync,
     .event_seconds = gs_cpu_event_seconds,
-    .reduce_has = gs_cpu_reduce_has,
-    .reduce_workspace = gs_cpu_reduce_workspace,
-    .reduce = gs_cpu_reduce,
-    .nbody_has = gs_cpu_nbody_has,
-    .nbody_workspace = gs_cpu_nbody_workspace,
-    .nbody_forces = gs_cpu_nbody_forces,
-    .nbody_kick = gs_cpu_nbody_kick,
-    .nbody_drift = gs_cpu_nbody_drift,
-    .nbody_terms = gs_cpu_nbody_terms,
+    .reduce = &gs_backend_cpu_reduce_ops,
+    .nbody = &gs_backend_cpu_nbody_ops,
 };
-
-const struct gs_backend *gs_backend_cpu_get(void) { return &gs_cpu_backend; }

@@ -4,15 +4,16 @@
 
 #include <stdlib.h>
 
+#include "gs_mpi.h"
 #include "gs_report.h"
 
-int gs_info_main(struct gs_run *run) {
+static int gs_info_main(struct gs_run *run) {
   struct gs_report rep;
   gs_report_init(&rep, run);
   struct gs_rank_info *all = NULL;
   if (run->rank == 0) {
     all = calloc((size_t)run->size, sizeof *all);
-    if (!all) GS_DIE(&run->be.where, "calloc", "out of memory");
+    if (!all) GS_DIE(&run->where, "calloc", "out of memory");
   }
   gs_mpi_gather_ranks(run, all);
   int status = GS_OK;
@@ -39,6 +40,12 @@ int gs_info_main(struct gs_run *run) {
   }
   free(all);
   gs_report_free(&rep);
-  GS_CHECK_MPI(&run->be.where, MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  GS_CHECK_MPI(&run->where, MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD));
   return status;
 }
+
+const struct gs_workload gs_info_workload = {
+    .name = "info",
+    .summary = "show, per rank, the host, node-local rank and GPU it got",
+    .main = gs_info_main,
+};

@@ -2,9 +2,9 @@
 #ifndef GS_INFO_H
 #define GS_INFO_H
 
-#include "gs_mpi.h"
+#include "gs_workload.h"
 
-/* The `gpusim info` subcommand. Returns an exit status. */
-int gs_info_main(struct gs_run *run);
+/* The `info` workload (no options, no kernels). */
+extern const struct gs_workload gs_info_workload;
 
 #endif

@@ -15,16 +15,26 @@
 #include <sanitizer/lsan_interface.h>
 #endif
 
-int gs_mpi_init(int *argc, char ***argv, int required) {
+void gs_mpi_init(int *argc, char ***argv, int required) {
   int provided = MPI_THREAD_SINGLE;
 #ifdef __SANITIZE_ADDRESS__
   __lsan_disable();
 #endif
-  MPI_Init_thread(argc, argv, required, &provided);
+  int rc = MPI_Init_thread(argc, argv, required, &provided);
 #ifdef __SANITIZE_ADDRESS__
   __lsan_enable();
 #endif
-  return provided;
+  struct gs_where w = {.rank = -1, .gpu = -1};
+  if (rc != MPI_SUCCESS) gs_error_mpi_die(&w, "MPI_Init_thread", rc, __FILE__, __LINE__);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
+  if (gethostname(w.host, GS_HOST_MAX - 1) != 0) strcpy(w.host, "unknown");
+  if (provided < required) {
+    char why[128];
+    snprintf(why, sizeof why, "the MPI library provides thread level %d, gpusim needs %d (MPI_THREAD_FUNNELED)",
+             provided, required);
+    GS_DIE(&w, "MPI_Init_thread", why);
+  }
 }
 
 void gs_mpi_finalize(void) {
@@ -47,19 +57,19 @@ int gs_mpi_launcher_size(void) {
 
 /* Choose cpu or cuda from the option and every rank's GPU count. */
 static int gs_mpi_choose_backend(struct gs_run *run, int ndev, const char *why, struct gs_msg *msg) {
-  const struct gs_backend *cuda = gs_backend_cuda_get();
+  const struct gs_backend *cuda = gs_backend_find("cuda");
   int want = run->opt->common.backend, status = GS_OK;
   if (want == GS_BACKEND_CUDA && !cuda)
     return gs_error_msg(msg, "--backend cuda: this gpusim was built without CUDA (reconfigure with --with-cuda)");
   if (want == GS_BACKEND_CUDA && ndev == 0)
-    status = gs_error_msg(msg, "--backend cuda: rank %d on %s sees no GPU%s%s%s", run->rank, run->be.where.host,
+    status = gs_error_msg(msg, "--backend cuda: rank %d on %s sees no GPU%s%s%s", run->rank, run->where.host,
                           why ? " (cudaGetDeviceCount: " : "", why ? why : "", why ? ")" : "");
-  if (gs_error_agree(MPI_COMM_WORLD, &run->be.where, status, msg) != GS_OK) return GS_USAGE;
+  if (gs_error_agree(MPI_COMM_WORLD, &run->where, status, msg) != GS_OK) return GS_USAGE;
 
   /* For auto: the first rank without a GPU, if any, decides for the CPU backend. */
   int mine = ndev > 0 ? run->size : run->rank, first = run->size;
-  GS_CHECK_MPI(&run->be.where, MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-  const struct gs_backend *be = gs_backend_cpu_get();
+  GS_CHECK_MPI(&run->where, MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+  const struct gs_backend *be = gs_backend_find("cpu");
   if (want == GS_BACKEND_CPU) {
     snprintf(run->backend_note, sizeof run->backend_note, "cpu (--backend cpu)");
   } else if (want == GS_BACKEND_CUDA) {
@@ -73,9 +83,7 @@ static int gs_mpi_choose_backend(struct gs_run *run, int ndev, const char *why, 
     be = cuda;
     snprintf(run->backend_note, sizeof run->backend_note, "cuda (auto: every rank sees a GPU)");
   }
-  struct gs_where where = run->be.where;
-  run->be = *be;
-  run->be.where = where;
+  run->be = be;
   return GS_OK;
 }
 
@@ -85,33 +93,33 @@ static int gs_mpi_bind(struct gs_run *run, int ndev, struct gs_msg *msg) {
   int gpu = -1;
   int status = gs_bind_choose(c->gpu_bind, run->local_rank, run->local_size, ndev, c->gpu_share, &gpu, msg);
   if (status != GS_OK)
-    gs_error_msg(msg, "rank %d on %s: %.400s", run->rank, run->be.where.host, msg->text);
-  if (gs_error_agree(MPI_COMM_WORLD, &run->be.where, status, msg) != GS_OK) return GS_USAGE;
-  run->be.device_open(&run->be, gpu, &run->dev);
+    gs_error_msg(msg, "rank %d on %s: %.400s", run->rank, run->where.host, msg->text);
+  if (gs_error_agree(MPI_COMM_WORLD, &run->where, status, msg) != GS_OK) return GS_USAGE;
+  run->ctx = run->be->open(&run->where, gpu, &run->dev);
 
   char(*pci)[GS_PCI_MAX] = calloc((size_t)run->local_size, GS_PCI_MAX);
-  if (!pci) GS_DIE(&run->be.where, "calloc", "out of memory");
-  GS_CHECK_MPI(&run->be.where, MPI_Allgather(run->dev.pci, GS_PCI_MAX, MPI_CHAR, pci, GS_PCI_MAX, MPI_CHAR, run->node));
+  if (!pci) GS_DIE(&run->where, "calloc", "out of memory");
+  GS_CHECK_MPI(&run->where, MPI_Allgather(run->dev.pci, GS_PCI_MAX, MPI_CHAR, pci, GS_PCI_MAX, MPI_CHAR, run->node));
   int a, b;
   status = GS_OK;
   if (!c->gpu_share && gs_bind_find_shared((const char(*)[GS_PCI_MAX])pci, run->local_size, &a, &b))
     status = gs_error_msg(msg,
                           "node-local ranks %d and %d on %s would share GPU %s (%d ranks, %d visible GPUs); "
                           "start fewer ranks per node, or pass --gpu-share",
-                          a, b, run->be.where.host, pci[a], run->local_size, ndev);
+                          a, b, run->where.host, pci[a], run->local_size, ndev);
   free(pci);
-  return gs_error_agree(MPI_COMM_WORLD, &run->be.where, status, msg);
+  return gs_error_agree(MPI_COMM_WORLD, &run->where, status, msg);
 }
 
 int gs_mpi_setup(const struct gs_options *opt, int launcher_size, struct gs_run *run, struct gs_msg *msg) {
   memset(run, 0, sizeof *run);
   run->opt = opt;
   run->node = MPI_COMM_NULL;
-  MPI_Comm_rank(MPI_COMM_WORLD, &run->rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &run->size);
-  run->be.where.rank = run->rank;
-  run->be.where.gpu = -1;
-  if (gethostname(run->be.where.host, GS_HOST_MAX - 1) != 0) strcpy(run->be.where.host, "unknown");
+  GS_CHECK_MPI(&run->where, MPI_Comm_rank(MPI_COMM_WORLD, &run->rank));
+  GS_CHECK_MPI(&run->where, MPI_Comm_size(MPI_COMM_WORLD, &run->size));
+  run->where.rank = run->rank;
+  run->where.gpu = -1;
+  if (gethostname(run->where.host, GS_HOST_MAX - 1) != 0) strcpy(run->where.host, "unknown");
 
   if (run->size == 1 && launcher_size > 1)
     return gs_error_msg(msg,
@@ -119,23 +127,25 @@ int gs_mpi_setup(const struct gs_options *opt, int launcher_size, struct gs_run 
                         "separate singletons (srun without PMI?); use srun --mpi=pmix or mpirun",
                         launcher_size);
 
-  GS_CHECK_MPI(&run->be.where, MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, run->rank,
+  GS_CHECK_MPI(&run->where, MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, run->rank,
                                                    MPI_INFO_NULL, &run->node));
-  MPI_Comm_rank(run->node, &run->local_rank);
-  MPI_Comm_size(run->node, &run->local_size);
+  GS_CHECK_MPI(&run->where, MPI_Comm_rank(run->node, &run->local_rank));
+  GS_CHECK_MPI(&run->where, MPI_Comm_size(run->node, &run->local_size));
   int leader = run->local_rank == 0;
-  GS_CHECK_MPI(&run->be.where, MPI_Allreduce(&leader, &run->nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  GS_CHECK_MPI(&run->where, MPI_Allreduce(&leader, &run->nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
 
-  const struct gs_backend *cuda = gs_backend_cuda_get();
+  const struct gs_backend *cuda = gs_backend_find("cuda");
   const char *why = NULL;
   int ndev = cuda ? cuda->device_count(&why) : 0;
   if (gs_mpi_choose_backend(run, ndev, why, msg) != GS_OK) return GS_USAGE;
-  if (strcmp(run->be.name, "cuda") == 0) return gs_mpi_bind(run, ndev, msg);
-  run->be.device_open(&run->be, -1, &run->dev);
+  if (run->be->caps & GS_CAP_DEVICES) return gs_mpi_bind(run, ndev, msg);
+  run->ctx = run->be->open(&run->where, -1, &run->dev);
   return GS_OK;
 }
 
 void gs_mpi_teardown(struct gs_run *run) {
+  if (run->ctx) run->be->close(run->ctx);
+  run->ctx = NULL;
   if (run->node != MPI_COMM_NULL) MPI_Comm_free(&run->node);
 }
 
@@ -145,8 +155,8 @@ void gs_mpi_gather_ranks(const struct gs_run *run, struct gs_rank_info *all) {
   me.rank = run->rank;
   me.local_rank = run->local_rank;
   me.local_size = run->local_size;
-  memcpy(me.host, run->be.where.host, sizeof me.host);
+  memcpy(me.host, run->where.host, sizeof me.host);
   me.dev = run->dev;
   /* Raw bytes: every rank runs the same binary, so the layout matches. */
-  GS_CHECK_MPI(&run->be.where, MPI_Gather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, 0, MPI_COMM_WORLD));
+  GS_CHECK_MPI(&run->where, MPI_Gather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, 0, MPI_COMM_WORLD));
 }

@@ -23,7 +23,9 @@ struct gs_run {
   int local_rank, local_size;  /* in this node's shared-memory communicator */
   int nodes;                   /* distinct nodes in the job */
   MPI_Comm node;               /* this node's ranks */
-  struct gs_backend be;        /* the chosen backend, with this rank's identity */
+  struct gs_where where;       /* this rank, its host and GPU, for error messages */
+  const struct gs_backend *be; /* the chosen backend's table */
+  gs_ctx *ctx;                 /* ... and its state on this rank */
   struct gs_device_info dev;   /* the device this rank computes on */
   char backend_note[160];      /* why that backend was chosen */
 };
@@ -37,14 +39,15 @@ int gs_mpi_launcher_size(void);
  * Returns GS_OK, or GS_USAGE with the same msg on every rank (no GPU, shared GPU, singletons). */
 int gs_mpi_setup(const struct gs_options *opt, int launcher_size, struct gs_run *run, struct gs_msg *msg);
 
-/* Free what gs_mpi_setup made. */
+/* Free what gs_mpi_setup made (closing the backend). */
 void gs_mpi_teardown(struct gs_run *run);
 
-/* MPI_Init_thread(required); returns the thread level provided. In a sanitized build
+/* MPI_Init_thread(required); a library that provides less is a runtime failure (the job
+ * aborts, naming the levels). In a sanitized build
  * (configure --enable-sanitizers) what MPI_Init allocates on this thread is never counted as a
  * leak: it is Open MPI's, much of it from components it loads and unloads again, whose stacks
  * the leak report cannot name (no gpusim code runs inside MPI_Init). */
-int gs_mpi_init(int *argc, char ***argv, int required);
+void gs_mpi_init(int *argc, char ***argv, int required);
 
 /* MPI_Finalize; in a sanitized build the leak check runs first, while Open MPI's components are
  * still loaded: its own allocations are then still reachable or, where it lost them, named for

@@ -15,37 +15,39 @@
 #include "gs_checkpoint.h"
 #include "gs_file.h"
 #include "gs_io.h"
-#include "gs_nbody_job.h"
+#include "gs_nbody_io.h"
 
 _Static_assert(GS_NBODY_TILE == GS_CKPT_TILE, "checkpoints check npad against the driver's tile");
 
-void gs_nbody_gather_state(struct gs_nbody_job *job, void **pos, void **vel, void **acc) {
+void gs_nbody_io_gather(struct gs_nbody_job *job, void **pos, void **vel, void **acc) {
   const struct gs_backend *be = job->be;
+  gs_ctx *c = job->ctx;
   const int root = job->run->rank == 0;
   size_t all = job->npad * job->esz, mine = job->count * job->esz;
   *pos = *vel = *acc = NULL;
   void *v = malloc(mine ? mine : 1), *a = malloc(mine ? mine : 1);
-  if (!v || !a) GS_DIE(&be->where, "malloc", "out of memory for the state");
+  if (!v || !a) GS_DIE(&job->run->where, "malloc", "out of memory for the state");
   if (root && (!(*pos = malloc(all)) || !(*vel = malloc(all)) || !(*acc = malloc(all))))
-    GS_DIE(&be->where, "malloc", "out of memory for the state");
-  be->queue_sync(be, job->qc);
+    GS_DIE(&job->run->where, "malloc", "out of memory for the state");
+  be->queue_sync(c, job->qc);
   /* Every rank's device holds every position after a step; rank 0's copy is the one written. */
-  if (root) be->copy_d2h(be, *pos, job->d_pos, all, job->qc);
+  if (root) be->copy_d2h(c, *pos, job->d_pos, all, job->qc);
   if (mine) {
-    be->copy_d2h(be, v, job->d_vel, mine, job->qc);
-    be->copy_d2h(be, a, job->d_acc, mine, job->qc);
+    be->copy_d2h(c, v, job->d_vel, mine, job->qc);
+    be->copy_d2h(c, a, job->d_acc, mine, job->qc);
   }
-  be->queue_sync(be, job->qc);
-  GS_CHECK_MPI(&be->where, MPI_Gatherv(v, (int)job->count, job->body_type, *vel, job->counts, job->displs,
-                                       job->body_type, 0, MPI_COMM_WORLD));
-  GS_CHECK_MPI(&be->where, MPI_Gatherv(a, (int)job->count, job->body_type, *acc, job->counts, job->displs,
-                                       job->body_type, 0, MPI_COMM_WORLD));
+  be->queue_sync(c, job->qc);
+  const int *tiles = job->dec.tiles, *tile0 = job->dec.tile0, mine_tiles = tiles[job->run->rank];
+  GS_CHECK_MPI(&job->run->where, MPI_Gatherv(v, mine_tiles, job->tile_type, *vel, tiles, tile0, job->tile_type, 0,
+                                             MPI_COMM_WORLD));
+  GS_CHECK_MPI(&job->run->where, MPI_Gatherv(a, mine_tiles, job->tile_type, *acc, tiles, tile0, job->tile_type, 0,
+                                             MPI_COMM_WORLD));
   free(v);
   free(a);
 }
 
 /* What a checkpoint of this run after `step` says about it (sizes and sums come at writing). */
-static void gs_nbody_ckpt_header(const struct gs_nbody_job *job, long step, struct gs_ckpt_header *h) {
+static void gs_nbody_io_header(const struct gs_nbody_job *job, long step, struct gs_ckpt_header *h) {
   memset(h, 0, sizeof *h);
   h->step = (uint64_t)step;
   h->time = step * job->o->dt;
@@ -65,26 +67,27 @@ static void gs_nbody_ckpt_header(const struct gs_nbody_job *job, long step, stru
   snprintf(h->ic, sizeof h->ic, "%s", job->ic_name);
 }
 
-int gs_nbody_checkpoint(struct gs_nbody_job *job, long step) {
+int gs_nbody_io_checkpoint(struct gs_nbody_job *job, long step) {
   void *pos, *vel, *acc;
-  gs_nbody_gather_state(job, &pos, &vel, &acc);
+  gs_nbody_io_gather(job, &pos, &vel, &acc);
   struct gs_msg msg = {{0}};
   int status = GS_OK;
   if (job->run->rank == 0) {
     struct gs_ckpt_header h;
-    gs_nbody_ckpt_header(job, step, &h);
+    gs_nbody_io_header(job, step, &h);
     if (gs_checkpoint_write(job->o->output, &h, pos, vel, acc, job->ckpt_prev, &msg) != 0) status = GS_FAILED;
   }
   free(pos);
   free(vel);
   free(acc);
-  GS_CHECK_MPI(&job->be->where, MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  GS_CHECK_MPI(&job->run->where, MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD));
   if (status != GS_OK && job->run->rank == 0) fprintf(stderr, "gpusim: error: %s\n", msg.text);
   return status;
 }
 
-int gs_nbody_snapshot(struct gs_nbody_job *job, int index, long step) {
+int gs_nbody_io_snapshot(struct gs_nbody_job *job, int index, long step) {
   const struct gs_backend *be = job->be;
+  gs_ctx *c = job->ctx;
   /* Real bodies of this slice only: the padding at the end never shows. */
   uint64_t first = job->first, end = job->first + job->count < job->n ? job->first + job->count : job->n;
   uint64_t count = end > first ? end - first : 0;
@@ -93,12 +96,12 @@ int gs_nbody_snapshot(struct gs_nbody_job *job, int index, long step) {
   void *p = malloc(bytes), *v = malloc(bytes);
   double *pos = malloc(3 * sizeof(double) * (count ? count : 1)), *vel = malloc(3 * sizeof(double) * (count ? count : 1));
   double *mass = malloc(sizeof(double) * (count ? count : 1));
-  if (!p || !v || !pos || !vel || !mass) GS_DIE(&be->where, "malloc", "out of memory for a snapshot");
+  if (!p || !v || !pos || !vel || !mass) GS_DIE(&job->run->where, "malloc", "out of memory for a snapshot");
   if (count) {
-    be->copy_d2h(be, p, (const char *)job->d_pos + first * job->esz, count * job->esz, job->qc);
-    be->copy_d2h(be, v, job->d_vel, count * job->esz, job->qc);
+    be->copy_d2h(c, p, (const char *)job->d_pos + first * job->esz, count * job->esz, job->qc);
+    be->copy_d2h(c, v, job->d_vel, count * job->esz, job->qc);
   }
-  be->queue_sync(be, job->qc);
+  be->queue_sync(c, job->qc);
   for (uint64_t k = 0; k < count; k++)
     for (int c = 0; c < 4; c++) {
       double pv = job->prec ? ((double *)p)[4 * k + c] : ((float *)p)[4 * k + c];
@@ -109,7 +112,7 @@ int gs_nbody_snapshot(struct gs_nbody_job *job, int index, long step) {
   /* The header names the initial conditions: the preset, or the file's name as --ic gave it (a
    * restart that did not repeat --ic FILE only knows it was a file). */
   const char *ic = job->ic_name;
-  if (strcmp(ic, "file") == 0 && strcmp(job->o->ic, "plummer") && strcmp(job->o->ic, "disk") && strcmp(job->o->ic, "uniform"))
+  if (strcmp(ic, "file") == 0 && !gs_nbody_options_preset(job->o->ic))
     ic = job->o->ic;
   struct gs_snapshot s = {.n_total = job->n, .first = first, .count = count, .pos = pos, .vel = vel, .mass = mass,
                           .time = step * job->o->dt, .step = step, .G = job->G,
@@ -121,9 +124,9 @@ int gs_nbody_snapshot(struct gs_nbody_job *job, int index, long step) {
   return status;
 }
 
-uint64_t gs_nbody_state_hash(struct gs_nbody_job *job) {
+uint64_t gs_nbody_io_hash(struct gs_nbody_job *job) {
   void *pos, *vel, *acc;
-  gs_nbody_gather_state(job, &pos, &vel, &acc);
+  gs_nbody_io_gather(job, &pos, &vel, &acc);
   uint64_t h = 0;
   if (job->run->rank == 0)
     h = gs_checkpoint_hash(gs_checkpoint_hash(GS_FNV_OFFSET, pos, job->n * job->esz), vel, job->n * job->esz);
@@ -133,12 +136,8 @@ uint64_t gs_nbody_state_hash(struct gs_nbody_job *job) {
   return h;
 }
 
-double gs_nbody_rel_de(const struct gs_nbody_job *job, double energy) {
-  return job->e0 == 0 ? -1 : fabs(energy - job->e0) / fabs(job->e0);
-}
-
 /* Can a file be created, written, synced and removed in dir? 0, or -1 with errno. */
-static int gs_nbody_probe(const char *dir) {
+static int gs_nbody_io_probe(const char *dir) {
   char path[4200], host[64] = "";
   gethostname(host, sizeof host - 1);
   host[strcspn(host, "/")] = 0;
@@ -154,30 +153,27 @@ static int gs_nbody_probe(const char *dir) {
   return rc;
 }
 
-int gs_nbody_output_prepare(struct gs_nbody_job *job, struct gs_msg *msg) {
+int gs_nbody_io_prepare(struct gs_nbody_job *job, struct gs_msg *msg) {
   const char *dir = job->o->output;
   int status = GS_OK;
   struct stat st;
   if (job->run->rank == 0) {
     struct gs_ckpt_header run;
-    gs_nbody_ckpt_header(job, 0, &run);
+    gs_nbody_io_header(job, 0, &run);
     if (gs_file_mkdirs(dir) != 0 || stat(dir, &st) != 0)
       status = gs_error_msg(msg, "--output %s: cannot create the directory: %s", dir, strerror(errno));
     else if (!S_ISDIR(st.st_mode))
       status = gs_error_msg(msg, "--output %s: not a directory", dir);
-    else if (gs_nbody_probe(dir) != 0)
+    else if (gs_nbody_io_probe(dir) != 0)
       status = gs_error_msg(msg, "--output %s: cannot write files there: %s", dir, strerror(errno));
     else if (!job->o->overwrite)
       status = gs_checkpoint_claim(dir, &run, job->o->restart[0] != 0, msg);
     if (status == GS_OK) gs_checkpoint_clean(dir);
   }
-  return gs_error_agree(MPI_COMM_WORLD, &job->be->where, status, msg);
+  return gs_error_agree(MPI_COMM_WORLD, &job->run->where, status, msg);
 }
 
-/* A checkpoint to resume from (rank 0 reads and checks it; every rank learns the header). The
- * run takes N, precision, time step, softening and initial conditions from it; options that the
- * command line gives must agree. */
-int gs_nbody_restart(struct gs_nbody_job *job, struct gs_ckpt_header *h, void **payload, struct gs_msg *msg) {
+int gs_nbody_io_restart(struct gs_nbody_job *job, struct gs_ckpt_header *h, void **payload, struct gs_msg *msg) {
   const struct gs_options *opt = job->run->opt;
   int status = GS_OK;
   *payload = NULL;
@@ -195,8 +191,7 @@ int gs_nbody_restart(struct gs_nbody_job *job, struct gs_ckpt_header *h, void **
     else if (status == GS_OK && gs_options_given(opt, "eps") && h->eps != job->o->eps)
       status = gs_error_msg(msg, "--restart %s: the checkpoint's softening is %.17g, --eps says %.17g", path, h->eps, job->o->eps);
     else if (status == GS_OK && gs_options_given(opt, "ic") && strcmp(h->ic, job->o->ic) != 0 &&
-             !(strcmp(h->ic, "file") == 0 && strcmp(job->o->ic, "plummer") && strcmp(job->o->ic, "disk") &&
-               strcmp(job->o->ic, "uniform")))
+             !(strcmp(h->ic, "file") == 0 && !gs_nbody_options_preset(job->o->ic)))
       status = gs_error_msg(msg, "--restart %s: the checkpoint started from '%s', --ic says '%s'", path, h->ic, job->o->ic);
     else if (status == GS_OK && gs_options_given(opt, "seed") && h->seed != job->o->seed)
       status = gs_error_msg(msg, "--restart %s: the checkpoint's seed is %llu, --seed says %llu", path,
@@ -205,17 +200,16 @@ int gs_nbody_restart(struct gs_nbody_job *job, struct gs_ckpt_header *h, void **
       status = gs_error_msg(msg, "--restart %s: the checkpoint is at step %llu; --steps %d is the step to end at, "
                             "give a larger one", path, (unsigned long long)h->step, job->o->steps);
   }
-  if (gs_error_agree(MPI_COMM_WORLD, &job->be->where, status, msg) != GS_OK) {
+  if (gs_error_agree(MPI_COMM_WORLD, &job->run->where, status, msg) != GS_OK) {
     free(*payload);
     *payload = NULL;
     return GS_USAGE;
   }
-  GS_CHECK_MPI(&job->be->where, MPI_Bcast(h, (int)sizeof *h, MPI_BYTE, 0, MPI_COMM_WORLD));
+  GS_CHECK_MPI(&job->run->where, MPI_Bcast(h, (int)sizeof *h, MPI_BYTE, 0, MPI_COMM_WORLD));
   return GS_OK;
 }
 
-/* Adopt a checkpoint's run parameters. */
-void gs_nbody_adopt(struct gs_nbody_job *job, const struct gs_ckpt_header *h, struct gs_nbody_opts *o) {
+void gs_nbody_io_adopt(struct gs_nbody_job *job, const struct gs_ckpt_header *h, struct gs_nbody_opts *o) {
   job->n = h->n;
   job->prec = h->precision;
   job->esz = job->prec ? 32 : 16;

@@ -3,16 +3,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "gs_progress.h"
 
+#include "gs_stats.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
-
-static double gs_progress_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 /* "1h02m03s", "4m05s", "6.1s". */
 static void gs_progress_hms(char *out, size_t size, double s) {
@@ -33,14 +29,14 @@ void gs_progress_init(struct gs_progress *p, int mode, int rank, long first, lon
   p->mode = mode;
   p->first = first;
   p->last = last;
-  p->t0 = p->printed = gs_progress_now();
+  p->t0 = p->printed = gs_stats_now();
   p->printed_step = first;
   p->bar_drawn = 0;
 }
 
 void gs_progress_update(struct gs_progress *p, long step, double simtime, double de, double rate) {
   if (p->mode == GS_PROGRESS_OFF || p->last <= p->first) return;
-  double now = gs_progress_now(), elapsed = now - p->t0;
+  double now = gs_stats_now(), elapsed = now - p->t0;
   long done = step - p->first, total = p->last - p->first;
   int final = step >= p->last;
   if (p->mode == GS_PROGRESS_LINES && !final && now - p->printed < 10.0 && (step - p->printed_step) * 10 < total) return;

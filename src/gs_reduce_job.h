@@ -1,11 +1,12 @@
-/* gs_reduce_job.h: internal to the reduce driver: one rank's reduction job, shared by the
- * device-resident path (gs_reduce.c) and the streamed host path (gs_reduce_stream.c). */
+/* gs_reduce_job.h: one rank's reduction job, shared by the driver (gs_reduce.c), its
+ * device-resident path (gs_reduce_device.c), its streamed host path (gs_reduce_stream.c) and
+ * its verification (gs_reduce_check.c). Types only. */
 #ifndef GS_REDUCE_JOB_H
 #define GS_REDUCE_JOB_H
 
 #include "gs_backend.h"
 #include "gs_mpi.h"
-#include "gs_reduce.h"
+#include "gs_reduce_options.h"
 #include "gs_report.h"
 #include "gs_stats.h"
 
@@ -13,6 +14,9 @@ struct gs_reduce_job {
   struct gs_run *run;
   const struct gs_reduce_opts *o;
   const struct gs_backend *be;
+  gs_ctx *ctx;                /* the backend's state on this rank */
+  const struct gs_kernel *kernels; /* the backend's reduction kernels */
+  unsigned mask;              /* the selected ones (bit i: kernels[i]) */
   enum gs_dtype t;
   enum gs_op op;
   uint64_t n, first, total;   /* this rank's elements, its first global index, all ranks' */
@@ -29,15 +33,7 @@ struct gs_reduce_job {
   struct gs_report rep;
   int failed;                 /* some check failed on some rank */
   int corrupt;                /* test hook: make the last rank's results wrong */
+  long gate_expired;          /* timed runs whose gate gave up waiting (host time included) */
 };
-
-/* Does result r match reference ref within job->tol? */
-int gs_reduce_matches(const struct gs_reduce_job *job, union gs_acc r, union gs_acc ref);
-
-/* Combine two accumulators with the job's op (exact for our inputs). */
-union gs_acc gs_reduce_combine(const struct gs_reduce_job *job, union gs_acc a, union gs_acc b);
-
-/* The --source host pipeline and its contrasts. Returns nothing; sets job->failed. */
-void gs_reduce_stream_run(struct gs_reduce_job *job, unsigned mask);
 
 #endif

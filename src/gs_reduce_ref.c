@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "gs_reduce.h"
+#include "gs_reduce_ref.h"
 
 /* splitmix64's finaliser: a good 64-bit mix, cheap, and stateless per index. */
 static inline uint64_t gs_reduce_hash(uint64_t x) {
@@ -17,7 +17,7 @@ static inline uint64_t gs_reduce_hash(uint64_t x) {
 
 #define GS_GRID_BITS 20 /* values are k * 2^-20 with |k| <= 2^20 */
 
-void gs_reduce_fill(void *buf, enum gs_dtype t, uint64_t first, uint64_t count, uint64_t seed) {
+void gs_reduce_ref_fill(void *buf, enum gs_dtype t, uint64_t first, uint64_t count, uint64_t seed) {
   const uint64_t key = gs_reduce_hash(seed ^ 0x6770757369ULL);
   const int64_t span = ((int64_t)1 << (GS_GRID_BITS + 1)) + 1; /* k in [-2^20, 2^20] */
 #pragma omp parallel for schedule(static)
@@ -27,13 +27,6 @@ void gs_reduce_fill(void *buf, enum gs_dtype t, uint64_t first, uint64_t count, 
     else if (t == GS_DTYPE_FLOAT) ((float *)buf)[i] = ldexpf((float)k, -GS_GRID_BITS);
     else ((double *)buf)[i] = ldexp((double)k, -GS_GRID_BITS);
   }
-}
-
-union gs_acc gs_reduce_identity(enum gs_dtype t, enum gs_op op) {
-  union gs_acc a;
-  if (t == GS_DTYPE_INT32) a.i = op == GS_OP_SUM ? 0 : op == GS_OP_MIN ? INT32_MAX : INT32_MIN;
-  else a.d = op == GS_OP_SUM ? 0.0 : op == GS_OP_MIN ? INFINITY : -INFINITY;
-  return a;
 }
 
 static inline double gs_reduce_elem(const void *buf, enum gs_dtype t, uint64_t i) {
@@ -65,8 +58,8 @@ static double gs_reduce_ref_fsum(const void *buf, enum gs_dtype t, uint64_t n, d
   return (double)(sum + comp);
 }
 
-union gs_acc gs_reduce_reference(const void *buf, enum gs_dtype t, enum gs_op op, uint64_t n, double *abs_sum) {
-  union gs_acc r = gs_reduce_identity(t, op);
+union gs_acc gs_reduce_ref_compute(const void *buf, enum gs_dtype t, enum gs_op op, uint64_t n, double *abs_sum) {
+  union gs_acc r = gs_acc_identity(t, op);
   *abs_sum = 0;
   if (t == GS_DTYPE_INT32) {
     const int32_t *x = buf;

@@ -2,10 +2,13 @@
  * is streamed to the device in chunks over several queues, so the copy of chunk c+1 overlaps the
  * kernel on chunk c; PCIe, not the kernel, sets the pace. Shown against the copy alone (the
  * ceiling), the naive serial path (copy everything, then reduce) and pageable memory. */
+#include "gs_reduce_stream.h"
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gs_reduce_job.h"
+#include "gs_reduce_check.h"
 
 struct gs_stream {
   struct gs_reduce_job *job;
@@ -13,74 +16,82 @@ struct gs_stream {
   uint64_t chunk, nchunks;  /* elements per chunk, chunks */
   gs_queue **q;
   gs_event *start, *stop, **done;
-  void **dbuf, **ws;        /* per queue: a chunk buffer and a reduction workspace */
+  void **dbuf, **ws;        /* per queue: a chunk buffer and a reduction workspace (a workspace
+                               serves one queue at a time: each queue has its own) */
   size_t wsb;
   union gs_acc *d_res;      /* one result per chunk, on the device */
+  const struct gs_kernel *best; /* the kernel of the naive paths */
+  void *ws_all, *d_all, *pageable; /* the naive paths' workspace, device input, pageable copy */
+  size_t wsb_all;
 };
 
-/* One pass over the whole input: copies only (kernel 0) or copy + reduce per chunk. Seconds. */
-static double gs_stream_once(struct gs_stream *s, int kernel, const void *h) {
+/* One pass over the whole input: copies only (k NULL) or copy + reduce per chunk. Seconds. */
+static double gs_stream_once(struct gs_stream *s, const struct gs_kernel *k, const void *h) {
   struct gs_reduce_job *job = s->job;
   const struct gs_backend *be = job->be;
+  gs_ctx *c = job->ctx;
   size_t esz = gs_dtype_size(job->t);
-  be->event_record(be, s->start, s->q[0]);
-  for (int i = 1; i < s->nq; i++) be->queue_wait(be, s->q[i], s->start);
-  for (uint64_t c = 0; c < s->nchunks; c++) {
-    int i = (int)(c % (uint64_t)s->nq);
-    uint64_t off = c * s->chunk, cnt = job->n - off < s->chunk ? job->n - off : s->chunk;
-    be->copy_h2d(be, s->dbuf[i], (const char *)h + off * esz, cnt * esz, s->q[i]);
-    if (kernel) be->reduce(be, kernel, job->t, job->op, s->dbuf[i], cnt, s->ws[i], s->wsb, &s->d_res[c], job->o->block, s->q[i]);
+  be->event_record(c, s->start, s->q[0]);
+  for (int i = 1; i < s->nq; i++) be->queue_wait(c, s->q[i], s->start);
+  for (uint64_t ch = 0; ch < s->nchunks; ch++) {
+    int i = (int)(ch % (uint64_t)s->nq);
+    uint64_t off = ch * s->chunk, cnt = job->n - off < s->chunk ? job->n - off : s->chunk;
+    be->copy_h2d(c, s->dbuf[i], (const char *)h + off * esz, cnt * esz, s->q[i]);
+    if (k)
+      be->reduce->run(c, k->id, job->t, job->op, s->dbuf[i], cnt, s->ws[i], s->wsb, &s->d_res[ch], job->o->block,
+                      s->q[i]);
   }
   for (int i = 1; i < s->nq; i++) {
-    be->event_record(be, s->done[i], s->q[i]);
-    be->queue_wait(be, s->q[0], s->done[i]);
+    be->event_record(c, s->done[i], s->q[i]);
+    be->queue_wait(c, s->q[0], s->done[i]);
   }
-  be->event_record(be, s->stop, s->q[0]);
-  be->event_sync(be, s->stop);
-  return be->event_seconds(be, s->start, s->stop);
+  be->event_record(c, s->stop, s->q[0]);
+  be->event_sync(c, s->stop);
+  return be->event_seconds(c, s->start, s->stop);
 }
 
 /* The naive path: one copy of everything from h (pinned or pageable), then one reduction. */
-static double gs_stream_serial(struct gs_stream *s, int kernel, const void *h, void *d_all, void *ws, size_t wsb) {
+static double gs_stream_serial(struct gs_stream *s, const void *h) {
   struct gs_reduce_job *job = s->job;
   const struct gs_backend *be = job->be;
-  be->event_record(be, s->start, s->q[0]);
-  be->copy_h2d(be, d_all, h, job->bytes, s->q[0]);
-  be->reduce(be, kernel, job->t, job->op, d_all, job->n, ws, wsb, s->d_res, job->o->block, s->q[0]);
-  be->event_record(be, s->stop, s->q[0]);
-  be->event_sync(be, s->stop);
-  return be->event_seconds(be, s->start, s->stop);
+  gs_ctx *c = job->ctx;
+  be->event_record(c, s->start, s->q[0]);
+  be->copy_h2d(c, s->d_all, h, job->bytes, s->q[0]);
+  be->reduce->run(c, s->best->id, job->t, job->op, s->d_all, job->n, s->ws_all, s->wsb_all, s->d_res, job->o->block,
+                  s->q[0]);
+  be->event_record(c, s->stop, s->q[0]);
+  be->event_sync(c, s->stop);
+  return be->event_seconds(c, s->start, s->stop);
 }
 
-/* Repeat one variant (warm-up, then --iters), verify its result, return the slowest rank's stats. */
-static struct gs_stats gs_stream_measure(struct gs_stream *s, int kernel, int serial, const void *h, void *d_all,
-                                         void *ws, size_t wsb, int *ok_all) {
+/* Repeat one variant (warm-up, then --iters), verify its result, return the slowest rank's
+ * stats: the pipeline with kernel k (NULL: copies only), or with serial the naive path from h. */
+static struct gs_stats gs_stream_measure(struct gs_stream *s, const struct gs_kernel *k, int serial, const void *h,
+                                         int *ok_all) {
   struct gs_reduce_job *job = s->job;
   const struct gs_backend *be = job->be;
+  gs_ctx *c = job->ctx;
   int iters = job->o->iters;
   double *t = malloc(sizeof *t * (size_t)iters);
-  if (!t) GS_DIE(&be->where, "malloc", "out of memory");
+  if (!t) GS_DIE(&job->run->where, "malloc", "out of memory");
   for (int i = -job->o->warmup; i < iters; i++) {
-    double ti = serial ? gs_stream_serial(s, kernel, h, d_all, ws, wsb) : gs_stream_once(s, kernel, h);
+    double ti = serial ? gs_stream_serial(s, h) : gs_stream_once(s, k, h);
     if (i >= 0) t[i] = ti;
   }
   struct gs_stats mine = gs_stats_of(t, iters);
   free(t);
   *ok_all = 1;
-  if (kernel) {
+  if (k || serial) {
     uint64_t nres = serial ? 1 : s->nchunks;
-    union gs_acc *res = malloc(sizeof *res * nres), acc = gs_reduce_identity(job->t, job->op), global;
-    if (!res) GS_DIE(&be->where, "malloc", "out of memory");
-    be->copy_d2h(be, res, s->d_res, sizeof *res * nres, s->q[0]);
-    be->queue_sync(be, s->q[0]);
-    for (uint64_t c = 0; c < nres; c++) acc = gs_reduce_combine(job, acc, res[c]);
+    union gs_acc *res = malloc(sizeof *res * nres), acc = gs_acc_identity(job->t, job->op);
+    if (!res) GS_DIE(&job->run->where, "malloc", "out of memory");
+    be->copy_d2h(c, res, s->d_res, sizeof *res * nres, s->q[0]);
+    be->queue_sync(c, s->q[0]);
+    for (uint64_t i = 0; i < nres; i++) acc = gs_acc_combine(job->t, job->op, acc, res[i]);
     free(res);
-    GS_CHECK_MPI(&be->where, MPI_Allreduce(&acc, &global, 1, job->mpi_type, job->mpi_op, MPI_COMM_WORLD));
-    int ok = gs_reduce_matches(job, acc, job->ref_local) && gs_reduce_matches(job, global, job->ref_global);
-    GS_CHECK_MPI(&be->where, MPI_Allreduce(&ok, ok_all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD));
-    if (!*ok_all) job->failed = 1;
+    *ok_all = gs_reduce_check_verify(job, acc, serial ? s->best->name : k->name);
   }
-  return gs_stats_slowest(&be->where, mine, NULL);
+  return gs_stats_slowest(&job->run->where, mine, NULL);
 }
 
 static void gs_stream_row(struct gs_stream *s, const char *kernel, const char *what, struct gs_stats st, double copy_t,
@@ -99,93 +110,110 @@ static void gs_stream_row(struct gs_stream *s, const char *kernel, const char *w
                        .value = gbs * run->size, .unit = "GB/s", .efficiency = gbs / pinned};
   snprintf(row.kernel, sizeof row.kernel, "%s", kernel);
   snprintf(row.params, sizeof row.params, "type=%s;op=%s;source=host;path=%s;streams=%d;chunk=%llu;check=%s",
-           gs_reduce_type_name(job->t), gs_reduce_op_name(job->op), what, s->nq,
+           gs_reduce_options_type_name(job->t), gs_reduce_options_op_name(job->op), what, s->nq,
            (unsigned long long)s->chunk, check);
   gs_report_add(&job->rep, &row);
 }
 
-void gs_reduce_stream_run(struct gs_reduce_job *job, unsigned mask) {
-  const struct gs_backend *be = job->be;
-  const struct gs_run *run = job->run;
-  struct gs_stream s = {.job = job, .nq = job->o->streams};
-  s.chunk = job->o->chunk < job->n ? job->o->chunk : job->n;
-  s.nchunks = (job->n + s.chunk - 1) / s.chunk;
-  s.q = calloc((size_t)s.nq, sizeof *s.q);
-  s.done = calloc((size_t)s.nq, sizeof *s.done);
-  s.dbuf = calloc((size_t)s.nq, sizeof *s.dbuf);
-  s.ws = calloc((size_t)s.nq, sizeof *s.ws);
-  if (!s.q || !s.done || !s.dbuf || !s.ws) GS_DIE(&be->where, "calloc", "out of memory");
-  size_t esz = gs_dtype_size(job->t);
-  for (int k = 1; k < GS_RK_LAST; k++)
-    if (mask & (1u << k)) {
-      size_t w = be->reduce_workspace(be, k, job->t, job->op, s.chunk, job->o->block);
-      if (w > s.wsb) s.wsb = w;
-    }
-  for (int i = 0; i < s.nq; i++) {
-    s.q[i] = be->queue_create(be);
-    s.done[i] = be->event_create(be);
-    s.dbuf[i] = be->alloc_device(be, s.chunk * esz);
-    s.ws[i] = s.wsb ? be->alloc_device(be, s.wsb) : NULL;
-    if (s.ws[i]) be->zero_device(be, s.ws[i], s.wsb, s.q[i]);
+/* The naive paths' kernel: the backend's internal choice if selected, else the last selected
+ * kernel that is not a vendor baseline, else the last selected. */
+static const struct gs_kernel *gs_stream_best(const struct gs_reduce_job *job) {
+  const struct gs_kernel *best = NULL, *plain = NULL, *any = NULL;
+  for (int i = 0; i < job->be->reduce->count; i++) {
+    if (!(job->mask & (1u << i))) continue;
+    const struct gs_kernel *k = &job->kernels[i];
+    any = k;
+    if (!(k->flags & GS_KERNEL_BASELINE)) plain = k;
+    if (k->flags & GS_KERNEL_INTERNAL) best = k;
   }
-  s.start = be->event_create(be);
-  s.stop = be->event_create(be);
-  s.d_res = be->alloc_device(be, sizeof *s.d_res * s.nchunks);
+  return best ? best : plain ? plain : any;
+}
 
-  /* The naive paths use the best kernel selected: onepass, else the highest id. */
-  int best = 0;
-  for (int k = 1; k < GS_RK_LAST; k++)
-    if ((mask & (1u << k)) && k != GS_RK_CUB && best != GS_RK_ONEPASS) best = k;
-  if (!best)
-    for (int k = 1; k < GS_RK_LAST; k++)
-      if (mask & (1u << k)) best = k;
-  size_t wsb_all = be->reduce_workspace(be, best, job->t, job->op, job->n, job->o->block);
-  void *ws_all = wsb_all ? be->alloc_device(be, wsb_all) : NULL;
-  if (ws_all) be->zero_device(be, ws_all, wsb_all, s.q[0]);
-  void *d_all = be->alloc_device(be, job->bytes);
-  void *pageable = malloc(job->bytes ? job->bytes : 1);
-  if (!pageable) GS_DIE(&be->where, "malloc", "out of memory for the pageable copy");
-  memcpy(pageable, job->h_in, job->bytes);
-  be->queue_sync(be, s.q[0]);
+/* Queues, chunk buffers, one workspace per queue, and the naive paths' buffers. */
+static void gs_stream_setup(struct gs_stream *s, struct gs_reduce_job *job) {
+  const struct gs_backend *be = job->be;
+  gs_ctx *c = job->ctx;
+  size_t esz = gs_dtype_size(job->t);
+  s->job = job;
+  s->nq = job->o->streams;
+  s->chunk = job->o->chunk < job->n ? job->o->chunk : job->n;
+  s->nchunks = (job->n + s->chunk - 1) / s->chunk;
+  s->q = calloc((size_t)s->nq, sizeof *s->q);
+  s->done = calloc((size_t)s->nq, sizeof *s->done);
+  s->dbuf = calloc((size_t)s->nq, sizeof *s->dbuf);
+  s->ws = calloc((size_t)s->nq, sizeof *s->ws);
+  s->pageable = malloc(job->bytes ? job->bytes : 1);
+  if (!s->q || !s->done || !s->dbuf || !s->ws || !s->pageable) GS_DIE(&job->run->where, "malloc", "out of memory");
+  for (int i = 0; i < be->reduce->count; i++)
+    if (job->mask & (1u << i)) {
+      size_t w = be->reduce->workspace(c, job->kernels[i].id, job->t, job->op, s->chunk, job->o->block);
+      if (w > s->wsb) s->wsb = w;
+    }
+  for (int i = 0; i < s->nq; i++) {
+    s->q[i] = be->queue_create(c);
+    s->done[i] = be->event_create(c);
+    s->dbuf[i] = be->alloc_device(c, s->chunk * esz);
+    s->ws[i] = s->wsb ? be->alloc_device(c, s->wsb) : NULL;
+    if (s->ws[i]) be->zero_device(c, s->ws[i], s->wsb, s->q[i]);
+  }
+  s->start = be->event_create(c);
+  s->stop = be->event_create(c);
+  s->d_res = be->alloc_device(c, sizeof *s->d_res * s->nchunks);
+  s->best = gs_stream_best(job);
+  s->wsb_all = be->reduce->workspace(c, s->best->id, job->t, job->op, job->n, job->o->block);
+  s->ws_all = s->wsb_all ? be->alloc_device(c, s->wsb_all) : NULL;
+  if (s->ws_all) be->zero_device(c, s->ws_all, s->wsb_all, s->q[0]);
+  s->d_all = be->alloc_device(c, job->bytes);
+  memcpy(s->pageable, job->h_in, job->bytes);
+  be->queue_sync(c, s->q[0]);
+}
 
+static void gs_stream_teardown(struct gs_stream *s) {
+  const struct gs_backend *be = s->job->be;
+  gs_ctx *c = s->job->ctx;
+  free(s->pageable);
+  be->free_device(c, s->d_all);
+  if (s->ws_all) be->free_device(c, s->ws_all);
+  be->free_device(c, s->d_res);
+  be->event_destroy(c, s->start);
+  be->event_destroy(c, s->stop);
+  for (int i = 0; i < s->nq; i++) {
+    if (s->ws[i]) be->free_device(c, s->ws[i]);
+    be->free_device(c, s->dbuf[i]);
+    be->event_destroy(c, s->done[i]);
+    be->queue_destroy(c, s->q[i]);
+  }
+  free(s->q);
+  free(s->done);
+  free(s->dbuf);
+  free(s->ws);
+}
+
+void gs_reduce_stream_run(struct gs_reduce_job *job) {
+  const struct gs_run *run = job->run;
+  struct gs_stream s = {0};
+  gs_stream_setup(&s, job);
   if (run->rank == 0) {
     printf("# streamed: %llu chunk(s) of up to %llu elements (%.1f MB) over %d stream(s)\n", (unsigned long long)s.nchunks,
-           (unsigned long long)s.chunk, s.chunk * esz / 1e6, s.nq);
+           (unsigned long long)s.chunk, s.chunk * gs_dtype_size(job->t) / 1e6, s.nq);
     printf("%-8s %-40s %10s %9s %9s %8s %8s  %s\n", "kernel", "path", "ms", "GB/s/GPU", "agg_GB/s", "%pinned",
            "overlap", "check");
   }
   int ok;
-  struct gs_stats copy = gs_stream_measure(&s, 0, 0, job->h_in, NULL, NULL, 0, &ok);
+  struct gs_stats copy = gs_stream_measure(&s, NULL, 0, job->h_in, &ok);
   double copy_t = copy.median;
-  GS_CHECK_MPI(&be->where, MPI_Bcast(&copy_t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+  GS_CHECK_MPI(&run->where, MPI_Bcast(&copy_t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
   gs_stream_row(&s, "-", "copy only: pinned host -> device", copy, copy_t, 0, "-");
-  const char *bname = gs_reduce_kernel_name(best);
-  struct gs_stats st = gs_stream_measure(&s, best, 1, job->h_in, d_all, ws_all, wsb_all, &ok);
-  gs_stream_row(&s, bname, "serial, pinned: copy all, then reduce", st, copy_t, 0, ok ? "OK" : "FAILED");
-  st = gs_stream_measure(&s, best, 1, pageable, d_all, ws_all, wsb_all, &ok);
-  gs_stream_row(&s, bname, "serial, pageable: copy all, then reduce", st, copy_t, 0, ok ? "OK" : "FAILED");
-  for (int k = 1; k < GS_RK_LAST; k++) {
-    if (!(mask & (1u << k))) continue;
-    st = gs_stream_measure(&s, k, 0, job->h_in, NULL, NULL, 0, &ok);
-    gs_stream_row(&s, gs_reduce_kernel_name(k), "pipeline: chunks over streams", st, copy_t, 1, ok ? "OK" : "FAILED");
+  struct gs_stats st = gs_stream_measure(&s, NULL, 1, job->h_in, &ok);
+  gs_stream_row(&s, s.best->name, "serial, pinned: copy all, then reduce", st, copy_t, 0, ok ? "OK" : "FAILED");
+  st = gs_stream_measure(&s, NULL, 1, s.pageable, &ok);
+  gs_stream_row(&s, s.best->name, "serial, pageable: copy all, then reduce", st, copy_t, 0, ok ? "OK" : "FAILED");
+  for (int i = 0; i < job->be->reduce->count; i++) {
+    if (!(job->mask & (1u << i))) continue;
+    st = gs_stream_measure(&s, &job->kernels[i], 0, job->h_in, &ok);
+    gs_stream_row(&s, job->kernels[i].name, "pipeline: chunks over streams", st, copy_t, 1, ok ? "OK" : "FAILED");
   }
   if (run->rank == 0)
     printf("# %%pinned: end-to-end GB/s over the copy-only GB/s; overlap: copy-only time / pipeline time\n");
-
-  free(pageable);
-  be->free_device(be, d_all);
-  if (ws_all) be->free_device(be, ws_all);
-  be->free_device(be, s.d_res);
-  be->event_destroy(be, s.start);
-  be->event_destroy(be, s.stop);
-  for (int i = 0; i < s.nq; i++) {
-    if (s.ws[i]) be->free_device(be, s.ws[i]);
-    be->free_device(be, s.dbuf[i]);
-    be->event_destroy(be, s.done[i]);
-    be->queue_destroy(be, s.q[i]);
-  }
-  free(s.q);
-  free(s.done);
-  free(s.dbuf);
-  free(s.ws);
+  gs_stream_teardown(&s);
 }

@@ -31,8 +31,8 @@ void gs_report_init(struct gs_report *rep, const struct gs_run *run) {
   char id[24];
   strftime(id, sizeof id, "%Y%m%dT%H%M%SZ", &tm);
   snprintf(rep->run_id, sizeof rep->run_id, "%s-%ld", id, (long)getpid() % 100000);
-  GS_CHECK_MPI(&run->be.where, MPI_Bcast(rep->run_id, (int)sizeof rep->run_id, MPI_CHAR, 0, MPI_COMM_WORLD));
-  GS_CHECK_MPI(&run->be.where, MPI_Bcast(rep->timestamp, (int)sizeof rep->timestamp, MPI_CHAR, 0, MPI_COMM_WORLD));
+  GS_CHECK_MPI(&run->where, MPI_Bcast(rep->run_id, (int)sizeof rep->run_id, MPI_CHAR, 0, MPI_COMM_WORLD));
+  GS_CHECK_MPI(&run->where, MPI_Bcast(rep->timestamp, (int)sizeof rep->timestamp, MPI_CHAR, 0, MPI_COMM_WORLD));
   static const char *jobvars[] = {"SLURM_JOB_ID", "PBS_JOBID", "JOB_ID"};
   for (size_t i = 0; i < sizeof jobvars / sizeof *jobvars && !rep->job_id[0]; i++) {
     const char *v = getenv(jobvars[i]);
@@ -44,25 +44,30 @@ void gs_report_init(struct gs_report *rep, const struct gs_run *run) {
   lib[strcspn(lib, "\n,")] = 0;
   snprintf(rep->mpi_library, sizeof rep->mpi_library, "%.127s", lib);
   int rt = 0, drv = 0;
-  run->be.versions(&rt, &drv);
+  run->be->versions(&rt, &drv);
   if (rt) snprintf(rep->cuda_version, sizeof rep->cuda_version, "%d.%d/%d.%d", rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10);
   else snprintf(rep->cuda_version, sizeof rep->cuda_version, "none");
   snprintf(rep->gpu_model, sizeof rep->gpu_model, "%s", run->dev.name);
-  GS_CHECK_MPI(&run->be.where, MPI_Bcast(rep->gpu_model, (int)sizeof rep->gpu_model, MPI_CHAR, 0, MPI_COMM_WORLD));
+  GS_CHECK_MPI(&run->where, MPI_Bcast(rep->gpu_model, (int)sizeof rep->gpu_model, MPI_CHAR, 0, MPI_COMM_WORLD));
 }
 
 void gs_report_header(FILE *f, const struct gs_run *run, const struct gs_report *rep, const struct gs_rank_info *all) {
   fprintf(f, "# gpusim %s (git %s) %s\n", PACKAGE_VERSION, GS_GIT_REVISION, rep->timestamp);
   fprintf(f, "# configure: %s\n", GS_CONFIGURE_ARGS[0] ? GS_CONFIGURE_ARGS : "(no options)");
   fprintf(f, "# MPI: %s\n", rep->mpi_library);
-  const struct gs_backend *cuda = gs_backend_cuda_get();
-  if (cuda) {
+  /* Every backend gpusim knows that has versions to tell (CUDA), built or not. */
+  const char *label;
+  const struct gs_backend *be;
+  for (int i = 0; gs_backend_at(i, &label, &be); i++) {
     int rt = 0, drv = 0;
-    cuda->versions(&rt, &drv);
-    fprintf(f, "# CUDA: runtime %d.%d, driver %d.%d%s\n", rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10,
+    if (!label[0]) continue;
+    if (!be) {
+      fprintf(f, "# %s: not built into this gpusim\n", label);
+      continue;
+    }
+    be->versions(&rt, &drv);
+    fprintf(f, "# %s: runtime %d.%d, driver %d.%d%s\n", label, rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10,
             drv ? "" : " (no driver)");
-  } else {
-    fprintf(f, "# CUDA: not built (CPU-only build)\n");
   }
   fprintf(f, "# backend: %s\n", run->backend_note);
   fprintf(f, "# job: %d rank(s) on %d node(s)%s%s\n", run->size, run->nodes, rep->job_id[0] ? ", job " : "", rep->job_id);
@@ -146,7 +151,7 @@ static void gs_report_csv_row(struct gs_buf *b, const struct gs_report *rep, con
   for (int i = 0; i < 4; i++) gs_buf_csv(b, strs1[i]), gs_buf_printf(b, ",");
   gs_buf_printf(b, "%d,%d,%d,%d,", r->rank, run->nodes, run->size, per_node);
   gs_buf_csv(b, rep->gpu_model);
-  gs_buf_printf(b, ",%s,%" PRIu64 ",%d,%.9g,%.9g,%.9g,", run->be.name, r->problem_size, r->iterations, r->t_min,
+  gs_buf_printf(b, ",%s,%" PRIu64 ",%d,%.9g,%.9g,%.9g,", run->be->name, r->problem_size, r->iterations, r->t_min,
                 r->t_median, r->t_max);
   gs_buf_csv(b, r->metric);
   gs_buf_printf(b, ",%.17g,", r->value);
@@ -189,7 +194,7 @@ static int gs_report_json(const struct gs_report *rep, const struct gs_run *run,
                   run->nodes, run->size, per_node);
     gs_buf_json(&b, rep->gpu_model);
     gs_buf_printf(&b, ", \"backend\": \"%s\", \"problem_size\": %" PRIu64 ", \"iterations\": %d, \"time_min_s\": %.9g, "
-                  "\"time_median_s\": %.9g, \"time_max_s\": %.9g, \"metric\": ", run->be.name, r->problem_size,
+                  "\"time_median_s\": %.9g, \"time_max_s\": %.9g, \"metric\": ", run->be->name, r->problem_size,
                   r->iterations, r->t_min, r->t_median, r->t_max);
     gs_buf_json(&b, r->metric);
     gs_buf_printf(&b, ", \"value\": %.17g, \"unit\": ", r->value);

@@ -9,6 +9,9 @@ struct gs_stats {
   double min, median, max;
 };
 
+/* Seconds on the monotonic clock (for intervals: never jumps with the wall clock). */
+double gs_stats_now(void);
+
 /* Sort t[0..k) (k >= 1) and return its min/median/max. */
 struct gs_stats gs_stats_of(double *t, int k);
 

@@ -1,9 +1,10 @@
-/* gs_nbody_cpu.c: the CPU backend's N-body primitives (OpenMP): the direct-sum force over a
- * target range and a source range, the leapfrog pieces and the diagnostic terms, on the same
- * (x, y, z, m) quadruples as the GPU kernels, in float or double. */
+/* gs_backend_cpu_nbody.c: the CPU backend's N-body primitives (OpenMP): the direct-sum force
+ * over a target range and a source range, the leapfrog pieces and the diagnostic terms, on the
+ * same (x, y, z, m) quadruples as the GPU kernels, in float or double. */
 #include <math.h>
 
-#include "gs_backend.h"
+#include "gs_backend_cpu.h"
+#include "gs_backend_cpu_nbody.h"
 
 /* Forces on targets [i_first, +i_count) from sources [j_first, +j_count), type T. */
 #define GS_NBODY_CPU_FORCES(T, SQRT)                                                           \
@@ -40,7 +41,7 @@
     }                                                                                          \
   } while (0)
 
-void gs_nbody_cpu_forces(const struct gs_nbody_force_args *a) {
+void gs_backend_cpu_nbody_forces(const struct gs_nbody_force_args *a) {
   if (a->precision) GS_NBODY_CPU_FORCES(double, sqrt);
   else GS_NBODY_CPU_FORCES(float, sqrtf);
 }
@@ -56,12 +57,12 @@ void gs_nbody_cpu_forces(const struct gs_nbody_force_args *a) {
       for (int c = 0; c < 3; c++) x[4 * k + c] += y[4 * k + c] * h; \
   } while (0)
 
-void gs_nbody_cpu_kick(int precision, void *vel, const void *acc, uint64_t count, double dt) {
+void gs_backend_cpu_nbody_kick(int precision, void *vel, const void *acc, uint64_t count, double dt) {
   if (precision) GS_NBODY_CPU_AXPY(double, vel, acc);
   else GS_NBODY_CPU_AXPY(float, vel, acc);
 }
 
-void gs_nbody_cpu_drift(int precision, void *pos, const void *vel, uint64_t count, double dt) {
+void gs_backend_cpu_nbody_drift(int precision, void *pos, const void *vel, uint64_t count, double dt) {
   if (precision) GS_NBODY_CPU_AXPY(double, pos, vel);
   else GS_NBODY_CPU_AXPY(float, pos, vel);
 }
@@ -80,7 +81,48 @@ void gs_nbody_cpu_drift(int precision, void *pos, const void *vel, uint64_t coun
     }                                                                                           \
   } while (0)
 
-void gs_nbody_cpu_terms(int precision, const void *pos, const void *vel, const void *acc, uint64_t count, double *terms) {
+void gs_backend_cpu_nbody_terms(int precision, const void *pos, const void *vel, const void *acc, uint64_t count, double *terms) {
   if (precision) GS_NBODY_CPU_TERMS(double);
   else GS_NBODY_CPU_TERMS(float);
 }
+
+static size_t gs_cpu_nbody_workspace(gs_ctx *c, const struct gs_nbody_force_args *a) {
+  (void)c, (void)a;
+  return 0;
+}
+
+static void gs_cpu_nbody_forces(gs_ctx *c, const struct gs_nbody_force_args *a, gs_queue *q) {
+  (void)c, (void)q;
+  gs_backend_cpu_nbody_forces(a);
+}
+
+static void gs_cpu_nbody_kick(gs_ctx *c, int prec, void *vel, const void *acc, uint64_t count, double dt, gs_queue *q) {
+  (void)c, (void)q;
+  gs_backend_cpu_nbody_kick(prec, vel, acc, count, dt);
+}
+
+static void gs_cpu_nbody_drift(gs_ctx *c, int prec, void *pos, const void *vel, uint64_t count, double dt, gs_queue *q) {
+  (void)c, (void)q;
+  gs_backend_cpu_nbody_drift(prec, pos, vel, count, dt);
+}
+
+static void gs_cpu_nbody_terms(gs_ctx *c, int prec, const void *pos, const void *vel, const void *acc, uint64_t count,
+                               double *terms, gs_queue *q) {
+  (void)c, (void)q;
+  gs_backend_cpu_nbody_terms(prec, pos, vel, acc, count, terms);
+}
+
+/* One kernel: the OpenMP direct sum (the drivers' reference is a separate double sum). */
+static const struct gs_kernel gs_cpu_nbody_kernels[] = {
+    {"omp", "OpenMP direct sum on the host", 0, 0},
+};
+
+const struct gs_nbody_ops gs_backend_cpu_nbody_ops = {
+    .kernels = gs_cpu_nbody_kernels,
+    .count = 1,
+    .workspace = gs_cpu_nbody_workspace,
+    .forces = gs_cpu_nbody_forces,
+    .kick = gs_cpu_nbody_kick,
+    .drift = gs_cpu_nbody_drift,
+    .terms = gs_cpu_nbody_terms,
+};

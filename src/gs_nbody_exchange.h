@@ -1,0 +1,11 @@
+/* gs_nbody_exchange.h: the position exchange of one step, overlapped with the forces. */
+#ifndef GS_NBODY_EXCHANGE_H
+#define GS_NBODY_EXCHANGE_H
+
+#include "gs_nbody_job.h"
+
+/* Exchange positions (after this rank's drift) and compute the forces on its slice, with the
+ * potential if asked. Returns the exchange's wall seconds; *forces gets the force kernels' time. */
+double gs_nbody_exchange_run(struct gs_nbody_job *job, int potential, double *forces);
+
+#endif

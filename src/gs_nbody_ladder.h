@@ -1,0 +1,16 @@
+/* gs_nbody_ladder.h: the force-kernel table (seed 004's ladder, then ours). */
+#ifndef GS_NBODY_LADDER_H
+#define GS_NBODY_LADDER_H
+
+#include <stddef.h>
+
+#include "gs_nbody_job.h"
+
+/* Time and verify every selected kernel (mask over job->kernels) on the initial positions,
+ * with tolerance tol; prints the table (rank 0) and sets job->failed on a failed check. */
+void gs_nbody_ladder_run(struct gs_nbody_job *job, unsigned mask, double tol);
+
+/* The params column of an nbody result row: the run's settings, then extra. */
+void gs_nbody_ladder_params(const struct gs_nbody_job *job, char *out, size_t size, const char *extra);
+
+#endif

@@ -1,0 +1,87 @@
+/* gs_nbody_options.c: `gpusim nbody`'s option table, defaults and cross-option checks. */
+#include "gs_nbody_options.h"
+
+#include <string.h>
+
+#include "gs_kernel_list.h"
+
+#define GS_B(field) GS_OPT_AT(struct gs_nbody_opts, field)
+
+/* Every force kernel name a backend may have (the CUDA ladder and ours, numbered 1..8, and the
+ * CPU's omp). */
+const char *const gs_nbody_options_kernels[] = {"global", "rsqrt", "shared", "unroll", "soften", "fma",
+                                                "multi",  "jsplit", "omp", NULL};
+
+const struct gs_opt gs_nbody_options_table[] = {
+    {"n", GS_OPT_COUNT, GS_B(n), 1, (int64_t)1 << 40, NULL, "N", "bodies (default 2^18)"},
+    {"steps", GS_OPT_INT, GS_B(steps), 0, 100000000, NULL, "K", "time steps (default 10)"},
+    {"dt", GS_OPT_REAL, GS_B(dt), 0, 0, NULL, "DT", "time step, > 0 (default 0.001)"},
+    {"eps", GS_OPT_REAL, GS_B(eps), 0, 0, NULL, "E",
+     "Plummer softening length, > 0 (default 0.01; --ic disk uses the seed's hard cutoff at r < 0.01 instead)"},
+    {"ic", GS_OPT_STRING, GS_B(ic), 0, 0, NULL, "IC",
+     "plummer (Henon units), disk (the seed 003 2D model: mG = 10, cutoff 0.01), uniform (cold sphere), "
+     "or a FILE of 'x y z vx vy vz m' lines (default plummer)"},
+    {"seed", GS_OPT_COUNT, GS_B(seed), 0, INT64_MAX, NULL, "S", "initial-condition seed (default 1)"},
+    {"precision", GS_OPT_CHOICE, GS_B(precision), 0, 0, "single|double", "P",
+     "arithmetic: single (also float, fp32) or double (fp64), any case (default single)",
+     "single=single,float=single,fp32=single,f32=single,double=double,fp64=double,f64=double"},
+    {"kernel", GS_OPT_STRING, GS_B(kernels), 0, 0, NULL, "LIST",
+     "all, ladder, or a list of 1..8 / global, rsqrt, shared, unroll, soften, fma, multi, jsplit (cuda), omp (cpu); "
+     "each is timed and verified, the last one runs the simulation (default all)"},
+    {"energy-every", GS_OPT_INT, GS_B(energy_every), 0, 100000000, NULL, "K",
+     "energy, momentum and centre-of-mass diagnostics every K steps (default 0: start and end only)"},
+    {"overlap", GS_OPT_CHOICE, GS_B(overlap), 0, 0, "off|on", "O",
+     "overlap the position exchange with force computation (default on)"},
+    {"iters", GS_OPT_INT, GS_B(iters), 1, 1000000, NULL, "K", "timed force evaluations per kernel (default 3)"},
+    {"output", GS_OPT_STRING, GS_B(output), 0, 0, NULL, "DIR",
+     "directory for snapshots and checkpoints (default nbody-out)"},
+    {"snapshot-every", GS_OPT_INT, GS_B(snapshot_every), 0, 100000000, NULL, "K",
+     "snapshot (positions, velocities, masses, ids, time) every K steps and at the end (default 0: none)"},
+    {"checkpoint-every", GS_OPT_INT, GS_B(checkpoint_every), 0, 100000000, NULL, "K",
+     "checkpoint every K steps (default 0: only on a stop signal or the wall-clock budget)"},
+    {"checkpoint-interval", GS_OPT_REAL, GS_B(checkpoint_interval), 0, 0, NULL, "MIN",
+     "also checkpoint every MIN minutes of wall clock (default 0: off)"},
+    {"walltime", GS_OPT_STRING, GS_B(walltime), 0, 0, NULL, "HH:MM:SS",
+     "wall-clock budget: checkpoint and stop (exit 0) before it runs out"},
+    {"restart", GS_OPT_STRING, GS_B(restart), 0, 0, NULL, "PATH",
+     "resume from a checkpoint file, or the newest complete one in a directory; --steps is the step to end at. "
+     "SIGTERM, SIGINT or SIGUSR1 make a run checkpoint its last completed step (abandoning the step in progress) "
+     "and exit 0"},
+    {"overwrite", GS_OPT_FLAG, GS_B(overwrite), 0, 0, NULL, NULL,
+     "write into an --output that holds another run's checkpoint (an error otherwise); its files are kept"},
+    {"progress", GS_OPT_CHOICE, GS_B(progress), 0, 0, "auto|bar|lines|off", "P",
+     "progress from rank 0: auto = a bar on a terminal outside a batch job, else plain lines every 10 s or 10% "
+     "of the run (default auto)"},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL},
+};
+
+int gs_nbody_options_preset(const char *ic) {
+  return strcmp(ic, "plummer") == 0 || strcmp(ic, "disk") == 0 || strcmp(ic, "uniform") == 0;
+}
+
+void gs_nbody_options_defaults(void *opts) {
+  struct gs_nbody_opts *b = opts;
+  b->n = (uint64_t)1 << 18;
+  b->steps = 10;
+  b->dt = 0.001;
+  b->eps = 0.01;
+  strcpy(b->ic, "plummer");
+  b->seed = 1;
+  strcpy(b->kernels, "all");
+  b->overlap = 1;
+  b->iters = 3;
+  strcpy(b->output, "nbody-out");
+}
+
+int gs_nbody_options_validate(const struct gs_options *o, void *opts, struct gs_msg *msg) {
+  struct gs_nbody_opts *b = opts;
+  if (b->dt <= 0) return gs_error_msg(msg, "--dt: must be > 0");
+  if (b->eps <= 0) return gs_error_msg(msg, "--eps: must be > 0 (Plummer softening; --ic disk uses a cutoff instead)");
+  if (gs_kernel_list_check(b->kernels, gs_nbody_options_kernels, GS_NBODY_OPTIONS_NUMBERED, msg) != GS_OK)
+    return GS_USAGE;
+  if (gs_options_given(o, "n") && !gs_nbody_options_preset(b->ic))
+    return gs_error_msg(msg, "--n and --ic FILE contradict: the file's lines are the bodies; give one");
+  if (b->walltime[0] && (b->walltime_s = gs_options_parse_hms(b->walltime)) <= 0)
+    return gs_error_msg(msg, "--walltime: '%s' is not HH:MM:SS (or MM:SS, or seconds) above zero", b->walltime);
+  return GS_OK;
+}

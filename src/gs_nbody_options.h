@@ -1,0 +1,41 @@
+/* gs_nbody_options.h: `gpusim nbody`'s options, its entry of the option parser. */
+#ifndef GS_NBODY_OPTIONS_H
+#define GS_NBODY_OPTIONS_H
+
+#include <stdint.h>
+
+#include "gs_options.h"
+
+struct gs_nbody_opts {
+  uint64_t n;                 /* bodies (ignored with --ic FILE) */
+  int steps;                  /* time steps */
+  double dt, eps;             /* time step, softening length */
+  char ic[GS_PATH_MAX];       /* plummer, disk, uniform, or a file */
+  uint64_t seed;              /* initial-condition seed */
+  int precision;              /* 0 single, 1 double */
+  char kernels[GS_LIST_MAX];  /* "all" or a comma list of names / numbers */
+  int energy_every;           /* diagnostics every K steps (0: start and end only) */
+  int overlap;                /* 1: overlap the exchange with computation */
+  int iters;                  /* timed force evaluations per kernel in the ladder table */
+  char output[GS_PATH_MAX];   /* directory for snapshots and checkpoints */
+  int snapshot_every;         /* snapshot every K steps (0: none) */
+  int checkpoint_every;       /* checkpoint every K steps (0: none) */
+  double checkpoint_interval; /* ... and every M minutes of wall clock (0: none) */
+  char walltime[32];          /* HH:MM:SS budget ("" = none) */
+  double walltime_s;          /* the same in seconds (0 = none) */
+  char restart[GS_PATH_MAX];  /* checkpoint file or directory to resume from ("" = none) */
+  int overwrite;              /* write into an --output holding another run's checkpoint */
+  int progress;               /* enum gs_progress_mode */
+};
+
+/* Is ic one of the generated initial conditions (not a file)? */
+int gs_nbody_options_preset(const char *ic);
+
+/* The option table (NULL-terminated), the names --kernel takes, defaults and cross-checks (struct gs_workload). */
+extern const struct gs_opt gs_nbody_options_table[];
+extern const char *const gs_nbody_options_kernels[];
+#define GS_NBODY_OPTIONS_NUMBERED 8 /* --kernel 1..8 name the CUDA ladder and ours */
+void gs_nbody_options_defaults(void *opts);
+int gs_nbody_options_validate(const struct gs_options *o, void *opts, struct gs_msg *msg);
+
+#endif

@@ -1,0 +1,158 @@
+/* gs_nbody_setup.c: an N-body run's state before step 0: bodies from --ic, sizes checked, the
+ * decomposition in whole tiles, buffers and queues, and the bodies (fresh or from a checkpoint)
+ * on the device; and its release. */
+#include "gs_nbody_setup.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gs_nbody_setup_bodies(struct gs_nbody_job *job, struct gs_bodies *b, struct gs_msg *msg) {
+  const char *ic = job->o->ic;
+  int status = GS_OK;
+  job->law = GS_LAW_PLUMMER;
+  job->G = 1.0;
+  job->eps2 = job->o->eps * job->o->eps;
+  snprintf(job->ic_name, sizeof job->ic_name, "%.63s", ic);
+  if (gs_nbody_options_preset(ic)) {
+    if (gs_ic_alloc(b, job->o->n) != 0) GS_DIE(&job->run->where, "gs_ic_alloc", "out of memory for the bodies");
+    if (ic[0] == 'p') gs_ic_plummer(b, job->o->seed);
+    else if (ic[0] == 'u') gs_ic_uniform(b, job->o->seed);
+    else {
+      gs_ic_disk(b, job->o->seed);
+      /* The seed 003 model: G m = 10 with unit masses, no force closer than 0.01. */
+      job->law = GS_LAW_CUTOFF;
+      job->G = 10.0;
+      job->eps2 = 0.0;
+      job->cut2 = 0.01 * 0.01;
+    }
+  } else {
+    status = gs_ic_read(ic, b, msg);
+    snprintf(job->ic_name, sizeof job->ic_name, "file");
+  }
+  return gs_error_agree(MPI_COMM_WORLD, &job->run->where, status, msg);
+}
+
+int gs_nbody_setup_check_size(const struct gs_nbody_job *job, uint64_t n, struct gs_msg *msg) {
+  const struct gs_run *run = job->run;
+  struct gs_nbody_decomp d;
+  int status = gs_nbody_decomp_make(&d, n, run->size, msg);
+  if (status == GS_FAILED) GS_DIE(&run->where, "gs_nbody_decomp_make", "out of memory");
+  gs_nbody_decomp_free(&d);
+  /* Each rank holds every position twice on the device (and the step's start copy) and once in
+   * pinned host memory, and five vectors plus eight diagnostic doubles per body of its slice;
+   * while initial conditions are made, all bodies in double on the host. The CPU backend's device
+   * is host memory, shared by the node's ranks. */
+  uint64_t npad = (n + GS_NBODY_TILE - 1) / GS_NBODY_TILE * GS_NBODY_TILE;
+  int host = (run->be->caps & GS_CAP_HOST_MEMORY) != 0;
+  double esz = (double)job->esz, slice = (double)npad / run->size + GS_NBODY_TILE;
+  double need = (double)npad * esz * (host ? 3 : 2) + slice * (5 * esz + 64) + (host ? 56.0 * (double)n : 0);
+  if (status == GS_OK && run->dev.mem_bytes > 0 && need * (host ? run->local_size : 1) > run->dev.mem_bytes)
+    status = gs_error_msg(msg, "%llu bodies: %.3g GB per rank (%s precision) does not fit in the %.3g GB of memory of "
+                          "rank %d's %s%s", (unsigned long long)n, need / 1e9, job->prec ? "double" : "single",
+                          run->dev.mem_bytes / 1e9, run->rank, host ? "host" : "GPU",
+                          host && run->local_size > 1 ? ", shared by the node's ranks" : "");
+  return gs_error_agree(MPI_COMM_WORLD, &run->where, status, msg);
+}
+
+void gs_nbody_setup_decompose(struct gs_nbody_job *job) {
+  struct gs_msg msg;
+  if (gs_nbody_decomp_make(&job->dec, job->n, job->run->size, &msg) != GS_OK)
+    GS_DIE(&job->run->where, "gs_nbody_decomp_make", msg.text);
+  job->npad = job->dec.npad;
+  job->first = gs_nbody_decomp_first(&job->dec, job->run->rank);
+  job->count = gs_nbody_decomp_count(&job->dec, job->run->rank);
+  GS_CHECK_MPI(&job->run->where, MPI_Type_contiguous((int)(GS_NBODY_TILE * job->esz), MPI_BYTE, &job->tile_type));
+  GS_CHECK_MPI(&job->run->where, MPI_Type_commit(&job->tile_type));
+}
+
+void gs_nbody_setup_alloc(struct gs_nbody_job *job) {
+  const struct gs_backend *be = job->be;
+  gs_ctx *c = job->ctx;
+  size_t slice = (job->count ? job->count : 1) * job->esz;
+  job->h_pos = be->alloc_host(c, job->npad * job->esz);
+  job->qc = be->queue_create(c);
+  job->qx = be->queue_create(c);
+  int nev = 2 * job->run->size + 2;
+  job->ev = malloc(sizeof *job->ev * (size_t)nev);
+  if (!job->ev) GS_DIE(&job->run->where, "malloc", "out of memory");
+  for (int e = 0; e < nev; e++) job->ev[e] = be->event_create(c);
+  job->gate = be->gate_create(c);
+  job->d_pos = be->alloc_device(c, job->npad * job->esz);
+  job->d_vel = be->alloc_device(c, slice);
+  job->d_acc = be->alloc_device(c, slice);
+  job->d_acc2 = be->alloc_device(c, slice);
+  job->d_terms = be->alloc_device(c, 8 * (job->count ? job->count : 1) * sizeof(double));
+  job->d_sums = be->alloc_device(c, 8 * sizeof(union gs_acc));
+  /* The sums use the reduction kernel the backend recommends for its own use (else its first). */
+  job->rkernel = be->reduce->kernels[0].id;
+  for (int i = 0; i < be->reduce->count; i++)
+    if (be->reduce->kernels[i].flags & GS_KERNEL_INTERNAL) job->rkernel = be->reduce->kernels[i].id;
+  job->rwsb = be->reduce->workspace(c, job->rkernel, GS_DTYPE_DOUBLE, GS_OP_SUM, job->count ? job->count : 1, 0);
+  job->rws = job->rwsb ? be->alloc_device(c, job->rwsb) : NULL;
+  if (job->rws) be->zero_device(c, job->rws, job->rwsb, job->qc);
+  /* The state at the start of each step (a device copy): a stop request may abandon a step. */
+  job->d_pos0 = be->alloc_device(c, job->npad * job->esz);
+  job->d_vel0 = be->alloc_device(c, slice);
+  job->d_acc0 = be->alloc_device(c, slice);
+}
+
+void gs_nbody_setup_load_bodies(struct gs_nbody_job *job, const struct gs_bodies *b) {
+  const struct gs_backend *be = job->be;
+  gs_ctx *c = job->ctx;
+  memset(job->h_pos, 0, job->npad * job->esz);
+  void *h_vel = calloc(job->count ? job->count : 1, job->esz);
+  if (!h_vel) GS_DIE(&job->run->where, "calloc", "out of memory");
+  for (uint64_t i = 0; i < job->n; i++) {
+    double q[4] = {b->x[i], b->y[i], b->z[i], b->m[i]}, v[4] = {b->vx[i], b->vy[i], b->vz[i], 0};
+    int mine = i >= job->first && i < job->first + job->count;
+    for (int c = 0; c < 4; c++) {
+      if (job->prec) ((double *)job->h_pos)[4 * i + c] = q[c];
+      else ((float *)job->h_pos)[4 * i + c] = (float)q[c];
+      if (mine && job->prec) ((double *)h_vel)[4 * (i - job->first) + c] = v[c];
+      else if (mine) ((float *)h_vel)[4 * (i - job->first) + c] = (float)v[c];
+    }
+  }
+  be->copy_h2d(c, job->d_pos, job->h_pos, job->npad * job->esz, job->qc);
+  be->copy_h2d(c, job->d_vel, h_vel, job->count * job->esz, job->qc);
+  be->queue_sync(c, job->qc);
+  free(h_vel);
+}
+
+void gs_nbody_setup_load_checkpoint(struct gs_nbody_job *job, const char *payload, void **acc_slice) {
+  const struct gs_backend *be = job->be;
+  gs_ctx *c = job->ctx;
+  size_t part = job->npad * job->esz, mine = (job->count ? job->count : 1) * job->esz;
+  if (job->run->rank == 0) memcpy(job->h_pos, payload, part);
+  GS_CHECK_MPI(&job->run->where, MPI_Bcast(job->h_pos, (int)(job->npad / GS_NBODY_TILE), job->tile_type, 0, MPI_COMM_WORLD));
+  void *vel = malloc(mine);
+  *acc_slice = malloc(mine);
+  if (!vel || !*acc_slice) GS_DIE(&job->run->where, "malloc", "out of memory");
+  const int *tiles = job->dec.tiles, *tile0 = job->dec.tile0, mine_tiles = tiles[job->run->rank];
+  GS_CHECK_MPI(&job->run->where, MPI_Scatterv(payload ? payload + part : NULL, tiles, tile0, job->tile_type, vel, mine_tiles,
+                                              job->tile_type, 0, MPI_COMM_WORLD));
+  GS_CHECK_MPI(&job->run->where, MPI_Scatterv(payload ? payload + 2 * part : NULL, tiles, tile0, job->tile_type,
+                                              *acc_slice, mine_tiles, job->tile_type, 0, MPI_COMM_WORLD));
+  be->copy_h2d(c, job->d_pos, job->h_pos, part, job->qc);
+  be->copy_h2d(c, job->d_vel, vel, job->count * job->esz, job->qc);
+  be->queue_sync(c, job->qc);
+  free(vel);
+}
+
+void gs_nbody_setup_free(struct gs_nbody_job *job) {
+  const struct gs_backend *be = job->be;
+  gs_ctx *c = job->ctx;
+  void *dev[] = {job->d_pos, job->d_vel, job->d_acc, job->d_acc2, job->d_terms, job->d_sums, job->ws, job->rws,
+                 job->d_pos0, job->d_vel0, job->d_acc0};
+  for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
+    if (dev[i]) be->free_device(c, dev[i]);
+  for (int e = 0; e < 2 * job->run->size + 2; e++) be->event_destroy(c, job->ev[e]);
+  be->gate_destroy(c, job->gate);
+  be->queue_destroy(c, job->qc);
+  be->queue_destroy(c, job->qx);
+  be->free_host(c, job->h_pos);
+  MPI_Type_free(&job->tile_type);
+  free(job->ev);
+  gs_nbody_decomp_free(&job->dec);
+  gs_report_free(&job->rep);
+}

@@ -1,0 +1,32 @@
+/* gs_nbody_setup.h: an N-body run's state before step 0, and its release. */
+#ifndef GS_NBODY_SETUP_H
+#define GS_NBODY_SETUP_H
+
+#include "gs_ic.h"
+#include "gs_nbody_job.h"
+
+/* Bodies from --ic, the same on every rank (collective). GS_OK, or GS_USAGE with msg. */
+int gs_nbody_setup_bodies(struct gs_nbody_job *job, struct gs_bodies *b, struct gs_msg *msg);
+
+/* Is an n-body run possible here: whole tiles that MPI's counts hold, and memory for the state
+ * (collective: the lowest failing rank's message wins)? GS_OK, or GS_USAGE with msg. */
+int gs_nbody_setup_check_size(const struct gs_nbody_job *job, uint64_t n, struct gs_msg *msg);
+
+/* Slices of whole tiles (job->dec) and the tile datatype; job->n must be set and checked. */
+void gs_nbody_setup_decompose(struct gs_nbody_job *job);
+
+/* Buffers, queues, events, the gate and the reduction workspace of the diagnostics. */
+void gs_nbody_setup_alloc(struct gs_nbody_job *job);
+
+/* Fresh bodies into the packed (x, y, z, m) / (vx, vy, vz, 0) layout, and up to the device. */
+void gs_nbody_setup_load_bodies(struct gs_nbody_job *job, const struct gs_bodies *b);
+
+/* A checkpoint's state (on rank 0: pos | vel | acc, npad bodies each) to every rank: positions to
+ * all, velocities and accelerations to their owners. Leaves this rank's accelerations in
+ * acc_slice (malloc'd) for after the kernel table, which overwrites d_acc. */
+void gs_nbody_setup_load_checkpoint(struct gs_nbody_job *job, const char *payload, void **acc_slice);
+
+/* Free everything gs_nbody_setup_decompose and gs_nbody_setup_alloc made. */
+void gs_nbody_setup_free(struct gs_nbody_job *job);
+
+#endif
