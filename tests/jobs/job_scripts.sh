@@ -15,14 +15,17 @@ trap 'rm -rf "$tmp"' EXIT
 
 slurm=$(ls "$jobs"/slurm/*.sbatch)
 pbs=$(ls "$jobs"/pbs/*.pbs)
-tsubame=$(ls "$jobs"/tsubame/*.sh)
+# The TSUBAME scripts share jobs/tsubame/gs_tsubame.sh (sourced, not a job script of its own).
+tslib=$jobs/tsubame/gs_tsubame.sh
+[ -f "$tslib" ] || gs_fail "no $tslib"
+tsubame=$(ls "$jobs"/tsubame/*.sh | grep -v '/gs_tsubame\.sh$')
 [ "$(echo $slurm | wc -w)" = 6 ] || gs_fail "want 6 SLURM scripts, found: $slurm"
 [ "$(echo $pbs | wc -w)" = 2 ] || gs_fail "want 2 PBS scripts, found: $pbs"
 [ "$(echo $tsubame | wc -w)" = 2 ] || gs_fail "want 2 TSUBAME scripts, found: $tsubame"
 
 bench=$(ls "$jobs"/bench/*.sh)
 [ "$(echo $bench | wc -w)" -ge 5 ] || gs_fail "want 5 or more benchmark scripts, found: $bench"
-for f in $slurm $pbs $tsubame $bench; do
+for f in $slurm $pbs $tsubame "$tslib" $bench; do
   bash -n "$f" || gs_fail "$f: bash -n"
 done
 # The benchmark scripts (jobs/bench, run by hand on a GPU node) use only options that gpusim has,
@@ -128,10 +131,13 @@ for f in $tsubame; do
   for need in '-cwd' '-l node_f=' '-l h_rt='; do
     echo "$d" | grep -q -- "^#\\\$ $need" || gs_fail "$b: no '#\$ $need'"
   done
-  grep -q 'GPUSIM_MODULES=cuda openmpi' "$f" && grep -q 'module load' "$f" || gs_fail "$b: no module load cuda openmpi"
-  grep -q -- '-npernode "$GPUSIM_NPERNODE"' "$f" && grep -q 'GPUSIM_NPERNODE:=$(gs_node_gpus)' "$f" ||
+  # The script with the shared part it sources.
+  grep -q '^\. "$gs_lib"$' "$f" || gs_fail "$b: does not source gs_tsubame.sh"
+  cat "$f" "$tslib" >"$tmp/whole"
+  grep -q 'GPUSIM_MODULES=cuda openmpi' "$tmp/whole" && grep -q 'module load' "$tmp/whole" || gs_fail "$b: no module load cuda openmpi"
+  grep -q -- '-npernode "$GPUSIM_NPERNODE"' "$tmp/whole" && grep -q 'GPUSIM_NPERNODE:=$(gs_node_gpus)' "$tmp/whole" ||
     gs_fail "$b: not mpirun -npernode <GPUs per node>"
-  grep -q 'Open MPI is 5' "$f" || gs_fail "$b: no note on the site's Open MPI 5"
+  grep -q 'Open MPI is 5' "$tmp/whole" || gs_fail "$b: no note on the site's Open MPI 5"
   grep -q "^#   .*qsub -g GROUP .*jobs/tsubame/$b" "$f" || gs_fail "$b: header has no qsub -g GROUP command for it"
 done
 echo "ok: TSUBAME (Grid Engine) directives"
@@ -141,10 +147,12 @@ for f in $slurm $pbs $tsubame; do
   b=${f#"$top"/}
   head -40 "$f" | grep -q '^# Submit' || gs_fail "$b: header does not say how to submit"
   head -40 "$f" | grep -q '^# Edit' || gs_fail "$b: header does not say what to edit"
+  shared=
+  case $f in "$jobs"/tsubame/*) shared=$tslib ;; esac
   for v in GPUSIM GPUSIM_ARGS GPUSIM_BACKEND GPUSIM_RESULTS; do
-    grep -q "\${$v[:=]" "$f" || gs_fail "$b: no default for \$$v"
+    cat "$f" $shared | grep -q "\${$v[:=]" || gs_fail "$b: no default for \$$v"
   done
-  grep -nE '/home/|/Users/|/work/|/scratch/|/gs/|~/' "$f" && gs_fail "$b: a hard-coded user path"
+  grep -nE '/home/|/Users/|/work/|/scratch/|/gs/|~/' "$f" $shared && gs_fail "$b: a hard-coded user path"
 done
 block() { sed -n '/^# ---- gpusim job block/,/^# ---- end of the gpusim job block/p' "$1"; }
 for set in "$slurm" "$pbs" "$tsubame"; do
@@ -274,12 +282,14 @@ done
 [ \$v = yes ] || { echo "stand-in qsub: no -V: the job would not see GPUSIM and the other variables" >&2; exit 2; }
 [ -f "\$script" ] || { echo "stand-in qsub: no job script '\$script'" >&2; exit 2; }
 n=\$(cat "$tmp/qsub.n" 2>/dev/null || echo 2000); echo \$((n + 1)) >"$tmp/qsub.n"
+# Like PBS and Grid Engine, run a copy of the script from a spool directory: nothing next to it.
+mkdir -p "$tmp/spool/\$n" && cp "\$script" "$tmp/spool/\$n/job" || exit 2
 case \$script in
   *.pbs) exec env PBS_NODEFILE="$tmp/nodefile" PBS_JOBID=\$n.stand-in PBS_O_WORKDIR="\$PWD" \\
-      PBS_JOBNAME="\$(sed -n 's/^#PBS -N //p' "\$script")" GPUSIM_MPIEXEC="$MPIEXEC" GPUSIM_MPIEXEC_ARGS="$GS_MPIFLAGS" bash "\$script" ;;
+      PBS_JOBNAME="\$(sed -n 's/^#PBS -N //p' "\$script")" GPUSIM_MPIEXEC="$MPIEXEC" GPUSIM_MPIEXEC_ARGS="$GS_MPIFLAGS" bash "$tmp/spool/\$n/job" ;;
   *) [ -n "\$group" ] || { echo "stand-in qsub: TSUBAME wants -g GROUP" >&2; exit 2; }
     exec env JOB_ID=\$n JOB_NAME="\$(sed -n 's/^#\\\$ -N //p' "\$script")" NHOSTS=1 SGE_O_WORKDIR="\$PWD" GPUSIM_NPERNODE=2 \\
-      GPUSIM_MPIRUN="$MPIEXEC" GPUSIM_MPIRUN_ARGS="$GS_MPIFLAGS" bash "\$script" ;;
+      GPUSIM_MPIRUN="$MPIEXEC" GPUSIM_MPIRUN_ARGS="$GS_MPIFLAGS" bash "$tmp/spool/\$n/job" ;;
 esac
 EOF2
 chmod +x "$tmp/bin/qsub"
@@ -306,6 +316,24 @@ out=$(env "${V[@]}" PATH=/usr/bin:/bin GPUSIM_MODULES= timeout 120 bash "$jobs/t
 out=$(env -u PBS_NODEFILE bash "$jobs/pbs/reduce.pbs" 2>&1)
 [ $? = 2 ] && echo "$out" | grep -q 'not inside a PBS job' || gs_fail "pbs outside a job: want exit 2 and a message"
 echo "ok: module handling, and PBS outside a job"
+# Where a TSUBAME script finds gs_tsubame.sh when Grid Engine runs a copy of it from a spool
+# directory: the submit directory's jobs/, or GPUSIM_JOBS; else a clear error, before anything runs.
+mkdir -p "$tmp/spool/t" "$tmp/tsubame-src" && cp "$jobs/tsubame/reduce.sh" "$tmp/spool/t/reduce.sh"
+ln -sfn "$jobs" "$tmp/tsubame-src/jobs"
+sgevars 109
+out=$(env "${V[@]}" timeout 120 bash "$tmp/spool/t/reduce.sh" 2>&1)
+[ $? = 2 ] && echo "$out" | grep -q "^gpusim-job: error: $tmp/tsubame/jobs/tsubame/gs_tsubame.sh not found: submit from the gpusim source tree or set GPUSIM_JOBS" ||
+  { echo "$out"; gs_fail "tsubame from a spool directory, no jobs/ in the submit directory: want exit 2 and 'not found'"; }
+out=$(env "${V[@]}" SGE_O_WORKDIR="$tmp/tsubame-src" timeout 120 bash "$tmp/spool/t/reduce.sh" 2>&1)
+rc=$?
+check_run "tsubame/reduce.sh from a spool directory, jobs/ in the submit directory" $rc "$tmp/tsubame-src/results/gpusim-test-109" 109
+sgevars 110
+out=$(env "${V[@]}" GPUSIM_JOBS="$jobs" timeout 120 bash "$tmp/spool/t/reduce.sh" 2>&1)
+rc=$?
+check_run "tsubame/reduce.sh from a spool directory, GPUSIM_JOBS" $rc "$tmp/tsubame/results/gpusim-test-110" 110
+out=$(env "${V[@]}" GPUSIM_JOBS="$tmp/nowhere" timeout 120 bash "$jobs/tsubame/reduce.sh" 2>&1)
+[ $? = 2 ] && echo "$out" | grep -q "^gpusim-job: error: $tmp/nowhere/tsubame/gs_tsubame.sh not found" ||
+  { echo "$out"; gs_fail "tsubame with a wrong GPUSIM_JOBS: want exit 2 and 'not found'"; }
 for s in pbs/nbody.pbs tsubame/nbody.sh; do
   case $s in pbs/*) pbsvars 104 ;; *) sgevars 104 ;; esac
   if "$GPUSIM" nbody --help >/dev/null 2>&1; then

@@ -2,8 +2,9 @@
  * (every Header attribute, its type, every dataset value) in HDF5 builds, the raw .bin with plain
  * C and the .json sidecar as text otherwise. Also: chunked writes (GS_IO_ROWS), an empty
  * snapshot, replacing a snapshot, a missing directory made on the way, JSON escaping, and the
- * failures (not a directory, an HDF5/MPI-IO open error, a rename that cannot happen, bad slices)
- * returning GS_FAILED with a message, no temporary left behind and nothing printed by HDF5. */
+ * failures (not a directory, an HDF5/MPI-IO open error, a rename that cannot happen, bad slices,
+ * each MPI call failing) returning GS_FAILED with a message, no temporary left behind and nothing
+ * printed by HDF5. */
 #include <config.h>
 
 #include <dirent.h>
@@ -234,13 +235,40 @@ static void gs_check(const char *dir, int index, uint64_t n, double time, const 
 }
 #endif
 
-int main(int argc, char **argv) {
-  gs_mpi_init(&argc, &argv, MPI_THREAD_SINGLE);
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  char dir[] = "/tmp/gs_test_io_XXXXXX", sub[100], path[200], keep[300];
-  GS_EXPECT(mkdtemp(dir) != NULL);
-  struct gs_bodies_buf b;
-  struct gs_msg msg;
+/* MPI calls that fail on demand, through MPI's profiling interface: these definitions take the
+ * library's place (for gs_io and everything else in this program) and pass through to PMPI_
+ * unless armed, so that each checked call's failure can be seen reported as an I/O error. */
+static const char *gs_fault_call; /* the call that fails, NULL: none */
+static int gs_fault_skip;         /* how many of its calls succeed first */
+static int gs_fault(const char *call) {
+  if (!gs_fault_call || strcmp(call, gs_fault_call) != 0 || gs_fault_skip-- > 0) return 0;
+  gs_fault_call = NULL;
+  return 1;
+}
+int MPI_Comm_rank(MPI_Comm c, int *r) { return gs_fault("MPI_Comm_rank") ? MPI_ERR_COMM : PMPI_Comm_rank(c, r); }
+int MPI_Comm_size(MPI_Comm c, int *n) { return gs_fault("MPI_Comm_size") ? MPI_ERR_COMM : PMPI_Comm_size(c, n); }
+int MPI_Bcast(void *b, int n, MPI_Datatype t, int root, MPI_Comm c) {
+  return gs_fault("MPI_Bcast") ? MPI_ERR_OTHER : PMPI_Bcast(b, n, t, root, c);
+}
+int MPI_Allreduce(const void *in, void *out, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  return gs_fault("MPI_Allreduce") ? MPI_ERR_OTHER : PMPI_Allreduce(in, out, n, t, op, c);
+}
+int MPI_Allgather(const void *in, int n, MPI_Datatype t, void *out, int m, MPI_Datatype u, MPI_Comm c) {
+  return gs_fault("MPI_Allgather") ? MPI_ERR_OTHER : PMPI_Allgather(in, n, t, out, m, u, c);
+}
+int MPI_File_write_at_all(MPI_File f, MPI_Offset o, const void *b, int n, MPI_Datatype t, MPI_Status *st) {
+  return gs_fault("MPI_File_write_at_all") ? MPI_ERR_IO : PMPI_File_write_at_all(f, o, b, n, t, st);
+}
+
+static const char *gs_ext(void) {
+#ifdef GS_HAVE_HDF5
+  return "hdf5";
+#else
+  return "bin";
+#endif
+}
+
+static void gs_test_format(void) {
   const char *want_format =
 #if defined(GS_HAVE_HDF5_PARALLEL)
       "HDF5 (parallel, collective)";
@@ -250,13 +278,12 @@ int main(int argc, char **argv) {
       "raw binary + JSON";
 #endif
   GS_EXPECT(strcmp(gs_io_format(), want_format) == 0);
-#ifdef GS_HAVE_HDF5
-  const char *ext = "hdf5";
-#else
-  const char *ext = "bin";
-#endif
+}
 
-  /* A plain write, then the same snapshot replaced by a later one in chunks of 3 rows. */
+/* A plain write, then the same snapshot replaced by a later one in chunks of 3 rows. */
+static void gs_test_write(const char *dir) {
+  struct gs_bodies_buf b;
+  struct gs_msg msg;
   struct gs_snapshot s = gs_make(&b, N, 2.25, "plummer");
   GS_EXPECT(gs_io_write_snapshot(dir, 3, &s, MPI_COMM_WORLD, &msg) == GS_OK);
   gs_check(dir, 3, N, 2.25, "plummer");
@@ -266,32 +293,37 @@ int main(int argc, char **argv) {
   gs_check(dir, 3, N, 4.5, "plummer");
   unsetenv("GS_IO_ROWS");
   GS_EXPECT(gs_strays(dir) == 0);
+}
 
-  /* Missing directories are made; an empty snapshot; an IC name that JSON must escape. */
+/* Missing directories are made; an empty snapshot; an IC name that JSON must escape. */
+static void gs_test_write_empty(const char *dir) {
+  struct gs_bodies_buf b;
+  struct gs_msg msg;
+  char sub[100];
   snprintf(sub, sizeof sub, "%s/a/b", dir);
   struct gs_snapshot e = gs_make(&b, 0, 0.0, "my \"ic\"\\file");
   GS_EXPECT(gs_io_write_snapshot(sub, 1000, &e, MPI_COMM_WORLD, &msg) == GS_OK);
   gs_check(sub, 1000, 0, 0.0, "my \"ic\"\\file");
 #ifndef GS_HAVE_HDF5
+  char path[200];
   snprintf(path, sizeof path, "%s/snapshot_1000.json", sub);
   char *j = gs_file_read(path, NULL);
   GS_EXPECT(j && strstr(j, "\"ic\": \"my \\\"ic\\\"\\\\file\","));
   free(j);
 #endif
+}
 
-  /* Failures, with stderr captured: our message back, nothing from HDF5's own error printing. */
-  char errpath[100];
-  snprintf(errpath, sizeof errpath, "%s/stderr.txt", dir);
-  fflush(stderr);
-  int saved = dup(2), fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  dup2(fd, 2);
-  close(fd);
-  /* DIR is a regular file. */
-  snprintf(path, sizeof path, "%s/snapshot_003.%s", dir, ext);
+/* DIR is a regular file; the temporary name is taken; the final name cannot be replaced. */
+static void gs_test_fail_files(const char *dir) {
+  struct gs_bodies_buf b;
+  struct gs_msg msg;
+  struct gs_snapshot s = gs_make(&b, N, 4.5, "plummer");
+  char path[200], keep[300];
+  snprintf(path, sizeof path, "%s/snapshot_003.%s", dir, gs_ext());
   GS_EXPECT(gs_io_write_snapshot(path, 0, &s, MPI_COMM_WORLD, &msg) == GS_FAILED);
   GS_EXPECT(strstr(msg.text, "not a directory") || strstr(msg.text, "cannot create directory"));
   /* The temporary name is taken by a directory: H5Fcreate, or the raw writer's creation, fails. */
-  snprintf(path, sizeof path, "%s/.snapshot_007.%s.tmp", dir, ext);
+  snprintf(path, sizeof path, "%s/.snapshot_007.%s.tmp", dir, gs_ext());
   GS_EXPECT(mkdir(path, 0755) == 0);
   GS_EXPECT(gs_io_write_snapshot(dir, 7, &s, MPI_COMM_WORLD, &msg) == GS_FAILED);
   fprintf(stdout, "open failure: %s\n", msg.text);
@@ -302,7 +334,7 @@ int main(int argc, char **argv) {
 #endif
   GS_EXPECT(rmdir(path) == 0);
   /* The final name is a non-empty directory: the rename fails and the temporary goes. */
-  snprintf(path, sizeof path, "%s/snapshot_008.%s", dir, ext);
+  snprintf(path, sizeof path, "%s/snapshot_008.%s", dir, gs_ext());
   GS_EXPECT(mkdir(path, 0755) == 0);
   snprintf(keep, sizeof keep, "%s/keep", path);
   GS_EXPECT(mkdir(keep, 0755) == 0);
@@ -310,9 +342,13 @@ int main(int argc, char **argv) {
   fprintf(stdout, "rename failure: %s\n", msg.text);
   GS_EXPECT(strstr(msg.text, "rename"));
   GS_EXPECT(rmdir(keep) == 0 && rmdir(path) == 0);
-  GS_EXPECT(gs_strays(dir) == 2); /* a/ and stderr.txt */
-  /* Slices that do not cover [0, n_total), a negative index, no data. */
-  struct gs_snapshot bad = s;
+}
+
+/* Slices that do not cover [0, n_total), a negative index, no data. */
+static void gs_test_fail_slices(const char *dir) {
+  struct gs_bodies_buf b;
+  struct gs_msg msg;
+  struct gs_snapshot s = gs_make(&b, N, 4.5, "plummer"), bad = s;
   bad.first = 1;
   bad.count = N - 1;
   GS_EXPECT(gs_io_write_snapshot(dir, 9, &bad, MPI_COMM_WORLD, &msg) == GS_FAILED && strstr(msg.text, "rank 0 holds bodies"));
@@ -324,6 +360,63 @@ int main(int argc, char **argv) {
   bad.pos = NULL;
   GS_EXPECT(gs_io_write_snapshot(dir, 9, &bad, MPI_COMM_WORLD, &msg) == GS_FAILED && strstr(msg.text, "no data"));
   GS_EXPECT(gs_io_write_snapshot(dir, 9, NULL, MPI_COMM_WORLD, &msg) == GS_FAILED);
+}
+
+/* Each MPI call of a write failing in turn: GS_FAILED with the call named, nothing left behind,
+ * and the next write fine again. */
+static void gs_test_fail_mpi(const char *dir) {
+  static const struct {
+    const char *call;
+    int skip;
+    const char *text;
+  } f[] = {
+      {"MPI_Comm_rank", 0, "snapshot 9 in /tmp/gs_test_io_"},
+      {"MPI_Comm_rank", 0, "MPI_Comm_rank failed: MPI_ERR_COMM"},
+      {"MPI_Comm_size", 0, "MPI_Comm_size failed: MPI_ERR_COMM"},
+      {"MPI_Allreduce", 0, "MPI_Allreduce (agreeing on the status) failed: MPI_ERR_OTHER"},
+      {"MPI_Allgather", 0, "MPI_Allgather (the slices) failed: MPI_ERR_OTHER"},
+      {"MPI_Bcast", 0, "MPI_Bcast (rows per call) failed: MPI_ERR_OTHER"},
+      {"MPI_Allreduce", 1, "MPI_Allreduce (calls per array) failed: MPI_ERR_OTHER"},
+#ifndef GS_HAVE_HDF5
+      {"MPI_File_write_at_all", 2, "MPI_File_write_at_all failed: MPI_ERR_IO"},
+#endif
+  };
+  struct gs_bodies_buf b;
+  struct gs_msg msg;
+  struct gs_snapshot s = gs_make(&b, N, 4.5, "plummer");
+  for (size_t i = 0; i < sizeof f / sizeof *f; i++) {
+    gs_fault_call = f[i].call;
+    gs_fault_skip = f[i].skip;
+    msg.text[0] = '\0';
+    GS_EXPECT(gs_io_write_snapshot(dir, 9, &s, MPI_COMM_WORLD, &msg) == GS_FAILED);
+    GS_EXPECT(gs_fault_call == NULL); /* the fault was reached */
+    GS_EXPECT(strstr(msg.text, f[i].text) != NULL);
+    if (!strstr(msg.text, f[i].text)) fprintf(stdout, "%s: got '%s', want '%s'\n", f[i].call, msg.text, f[i].text);
+    gs_fault_call = NULL;
+  }
+  GS_EXPECT(gs_io_write_snapshot(dir, 9, &s, MPI_COMM_WORLD, &msg) == GS_OK);
+  gs_check(dir, 9, N, 4.5, "plummer");
+  char path[200];
+  snprintf(path, sizeof path, "%s/snapshot_009.%s", dir, gs_ext());
+  GS_EXPECT(unlink(path) == 0);
+#ifndef GS_HAVE_HDF5
+  snprintf(path, sizeof path, "%s/snapshot_009.json", dir);
+  GS_EXPECT(unlink(path) == 0);
+#endif
+}
+
+/* The failures, with stderr captured: our message back, nothing from HDF5's own error printing. */
+static void gs_test_fail_all(const char *dir) {
+  char errpath[100];
+  snprintf(errpath, sizeof errpath, "%s/stderr.txt", dir);
+  fflush(stderr);
+  int saved = dup(2), fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  dup2(fd, 2);
+  close(fd);
+  gs_test_fail_files(dir);
+  GS_EXPECT(gs_strays(dir) == 2); /* a/ and stderr.txt */
+  gs_test_fail_slices(dir);
+  gs_test_fail_mpi(dir);
   fflush(stderr);
   dup2(saved, 2);
   close(saved);
@@ -333,6 +426,17 @@ int main(int argc, char **argv) {
   if (err && errlen) fprintf(stderr, "printed during the failures:\n%s\n", err);
   free(err);
   unlink(errpath);
+}
+
+int main(int argc, char **argv) {
+  gs_mpi_init(&argc, &argv, MPI_THREAD_SINGLE);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  char dir[] = "/tmp/gs_test_io_XXXXXX", sub[100];
+  GS_EXPECT(mkdtemp(dir) != NULL);
+  gs_test_format();
+  gs_test_write(dir);
+  gs_test_write_empty(dir);
+  gs_test_fail_all(dir);
   GS_EXPECT(gs_strays(dir) == 1); /* a/ */
   snprintf(sub, sizeof sub, "%s/a/b", dir);
   GS_EXPECT(gs_strays(sub) == 0);
