@@ -6,6 +6,8 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "gs_acc.h"
+
 #include "gs_nbody_forces.h"
 
 struct gs_diag gs_nbody_energy_measure(struct gs_nbody_job *job, int fresh) {
@@ -48,7 +50,7 @@ static void gs_nbody_energy_rows(struct gs_nbody_job *job, long step, const doub
   for (int k = 0; k < 6; k++) {
     if (k == 3 && v[k] < 0) continue;
     struct gs_row row = {.workload = "nbody", .rank = -1, .problem_size = job->n, .unit = "code", .efficiency = -1};
-    snprintf(row.kernel, sizeof row.kernel, "%s", gs_nbody_kernel_name(job->kernel));
+    snprintf(row.kernel, sizeof row.kernel, "%s", job->kname);
     snprintf(row.metric, sizeof row.metric, "%s", names[k]);
     row.value = v[k];
     snprintf(row.params, sizeof row.params, "phase=diag;step=%ld;time=%.17g", step, step * job->o->dt);

@@ -17,15 +17,15 @@
 
 static const struct gs_opt gs_common_table[] = {
     {"backend", GS_OPT_CHOICE, GS_O(backend), 0, 0, "auto|cuda|cpu", "B",
-     "compute backend; auto = cuda when every rank sees a GPU, else cpu (default auto)"},
+     "compute backend; auto = cuda when every rank sees a GPU, else cpu (default auto)", NULL},
     {"gpu-bind", GS_OPT_STRING, GS_O(gpu_bind), 0, 0, NULL, "P",
      "GPU per rank: local (node-local rank mod visible GPUs), none (leave CUDA's default), "
-     "or a list like 0,2,1,3 indexed by node-local rank (default local)"},
+     "or a list like 0,2,1,3 indexed by node-local rank (default local)", NULL},
     {"gpu-share", GS_OPT_FLAG, GS_O(gpu_share), 0, 0, NULL, NULL,
-     "allow several ranks of one node on the same GPU (an error otherwise)"},
+     "allow several ranks of one node on the same GPU (an error otherwise)", NULL},
     {"csv", GS_OPT_STRING, GS_O(csv), 0, 0, NULL, "FILE",
-     "append result rows to FILE (tidy schema, see docs/results-schema.md)"},
-    {"json", GS_OPT_STRING, GS_O(json), 0, 0, NULL, "FILE", "write result rows to FILE as JSON"},
+     "append result rows to FILE (tidy schema, see docs/results-schema.md)", NULL},
+    {"json", GS_OPT_STRING, GS_O(json), 0, 0, NULL, "FILE", "write result rows to FILE as JSON", NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL},
 };
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gs_acc.h"
 #include "gs_reduce_check.h"
 
 struct gs_stream {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gs_backend.h"
+#include "gs_backend_cpu_nbody.h"
 #include "gs_ic.h"
 #include "gs_test.h"
 
@@ -41,10 +41,10 @@ static double energy(const double *pos, const double *vel, const double *acc, ui
 static void leapfrog(double *pos, double *vel, double *acc, uint64_t n, double eps2, double dt, int steps) {
   struct gs_nbody_force_args a = args(pos, acc, n, eps2);
   for (int s = 0; s < steps; s++) {
-    gs_nbody_cpu_kick(1, vel, acc, n, 0.5 * dt);
-    gs_nbody_cpu_drift(1, pos, vel, n, dt);
-    gs_nbody_cpu_forces(&a);
-    gs_nbody_cpu_kick(1, vel, acc, n, 0.5 * dt);
+    gs_backend_cpu_nbody_kick(1, vel, acc, n, 0.5 * dt);
+    gs_backend_cpu_nbody_drift(1, pos, vel, n, dt);
+    gs_backend_cpu_nbody_forces(&a);
+    gs_backend_cpu_nbody_kick(1, vel, acc, n, 0.5 * dt);
   }
 }
 
@@ -55,7 +55,7 @@ static void two_body(void) {
   double start[8];
   memcpy(start, pos, sizeof pos);
   struct gs_nbody_force_args a = args(pos, acc, 2, eps2);
-  gs_nbody_cpu_forces(&a);
+  gs_backend_cpu_nbody_forces(&a);
   double e0 = energy(pos, vel, acc, 2);
   const int steps = 4000;
   leapfrog(pos, vel, acc, 2, eps2, T / steps, steps);
@@ -96,7 +96,7 @@ static void plummer(void) {
   pack(&b, pos, vel);
   const double eps2 = 0.01 * 0.01;
   struct gs_nbody_force_args a = args(pos, acc, n, eps2);
-  gs_nbody_cpu_forces(&a);
+  gs_backend_cpu_nbody_forces(&a);
   double e0 = energy(pos, vel, acc, n), p0[3] = {0};
   /* Henon units: E = -1/4 up to sampling noise (~1/sqrt(N)) and the softening. */
   printf("plummer: N = %llu, E0 = %.6f\n", (unsigned long long)n, e0);

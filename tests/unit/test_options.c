@@ -1,9 +1,40 @@
-/* Option parsing: numbers with suffixes, every kind of bad input, defaults, both value forms. */
+/* Option parsing: numbers with suffixes, every kind of bad input, defaults, both value forms, and
+ * the workload table as the parser's only source of subcommands, options and kernel names. */
 #include <string.h>
 
+#include "gs_backend.h"
+#include "gs_info.h"
+#include "gs_nbody.h"
+#include "gs_nbody_options.h"
 #include "gs_options.h"
+#include "gs_reduce.h"
+#include "gs_reduce_options.h"
 #include "gs_types.h"
 #include "gs_test.h"
+
+/* A workload the program does not have, to show that the parser needs nothing but its entry. */
+struct toy_opts {
+  int level;
+  char kernels[GS_LIST_MAX];
+};
+static const struct gs_opt toy_table[] = {
+    {"level", GS_OPT_INT, GS_OPT_AT(struct toy_opts, level), 1, 9, NULL, "L", "how much", NULL},
+    {"kernel", GS_OPT_STRING, GS_OPT_AT(struct toy_opts, kernels), 0, 0, NULL, "LIST", "which", NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL},
+};
+static void toy_defaults(void *opts) { ((struct toy_opts *)opts)->level = 5; }
+static int toy_main(struct gs_run *run) {
+  (void)run;
+  return GS_OK;
+}
+static const struct gs_workload toy = {
+    .name = "toy", .summary = "a test workload", .opts = toy_table, .opts_size = sizeof(struct toy_opts),
+    .defaults = toy_defaults, .main = toy_main};
+
+static const struct gs_workload *const table[] = {&gs_info_workload, &gs_reduce_workload, &gs_nbody_workload, &toy,
+                                                  NULL};
+static const struct gs_reduce_opts *R(const struct gs_options *o) { return gs_options_workload(o); }
+static const struct gs_nbody_opts *B(const struct gs_options *o) { return gs_options_workload(o); }
 
 /* Parse a space-separated command line; returns the status and leaves msg filled. */
 static int parse(const char *line, struct gs_options *o, struct gs_msg *msg) {
@@ -13,7 +44,7 @@ static int parse(const char *line, struct gs_options *o, struct gs_msg *msg) {
   for (char *t = strtok(buf, " "); t && argc < 31; t = strtok(NULL, " ")) argv[argc++] = t;
   argv[argc] = NULL;
   msg->text[0] = 0;
-  return gs_options_parse(argc, argv, o, msg);
+  return gs_options_parse(argc, argv, table, o, msg);
 }
 
 static int fails_with(const char *line, const char *needle) {
@@ -27,7 +58,8 @@ static int fails_with(const char *line, const char *needle) {
   return 1;
 }
 
-int main(void) {
+/* Counts with suffixes and powers, and every way a count can be wrong. */
+static void test_counts(void) {
   uint64_t v;
   GS_EXPECT(gs_options_parse_u64("123", &v) == 0 && v == 123);
   GS_EXPECT(gs_options_parse_u64("2^30", &v) == 0 && v == (uint64_t)1 << 30);
@@ -45,31 +77,39 @@ int main(void) {
   GS_EXPECT(gs_options_parse_u64("2^", &v) == -1);
   GS_EXPECT(gs_options_parse_u64("", &v) == -1);
   GS_EXPECT(gs_options_parse_u64("1MB", &v) == -1);
+}
 
-  struct gs_options o;
+/* Defaults, both value forms, the spellings of choices, common options anywhere. */
+static void test_values(void) {
+  static struct gs_options o;
   struct gs_msg msg;
   GS_EXPECT(parse("reduce", &o, &msg) == GS_OK);
-  GS_EXPECT(o.cmd == GS_CMD_REDUCE && o.reduce.n == (uint64_t)1 << 28 && o.reduce.block == 256);
-  GS_EXPECT(o.reduce.dtype == GS_DTYPE_INT32 && o.reduce.op == GS_OP_SUM && strcmp(o.reduce.kernels, "all") == 0);
+  GS_EXPECT(o.wl == &gs_reduce_workload && R(&o)->n == (uint64_t)1 << 28 && R(&o)->block == 256);
+  GS_EXPECT(R(&o)->dtype == GS_DTYPE_INT32 && R(&o)->op == GS_OP_SUM && strcmp(R(&o)->kernels, "all") == 0);
   GS_EXPECT(strcmp(o.common.gpu_bind, "local") == 0 && o.common.backend == GS_BACKEND_AUTO);
   GS_EXPECT(parse("reduce --n=2^20 --type double --op max --block 128 --source host --kernel 1,7,vec", &o, &msg) == GS_OK);
-  GS_EXPECT(o.reduce.n == (uint64_t)1 << 20 && o.reduce.dtype == GS_DTYPE_DOUBLE && o.reduce.op == GS_OP_MAX);
-  GS_EXPECT(o.reduce.block == 128 && o.reduce.source == GS_SOURCE_HOST && strcmp(o.reduce.kernels, "1,7,vec") == 0);
+  GS_EXPECT(R(&o)->n == (uint64_t)1 << 20 && R(&o)->dtype == GS_DTYPE_DOUBLE && R(&o)->op == GS_OP_MAX);
+  GS_EXPECT(R(&o)->block == 128 && R(&o)->source == GS_SOURCE_HOST && strcmp(R(&o)->kernels, "1,7,vec") == 0);
   /* The common spellings of the precision and the element type, any case (issue 17, item 1). */
-  GS_EXPECT(parse("nbody --precision float", &o, &msg) == GS_OK && o.nbody.precision == 0);
-  GS_EXPECT(parse("nbody --precision FP32", &o, &msg) == GS_OK && o.nbody.precision == 0);
-  GS_EXPECT(parse("nbody --precision f64", &o, &msg) == GS_OK && o.nbody.precision == 1);
-  GS_EXPECT(parse("nbody --precision Double", &o, &msg) == GS_OK && o.nbody.precision == 1);
-  GS_EXPECT(parse("reduce --type fp64", &o, &msg) == GS_OK && o.reduce.dtype == GS_DTYPE_DOUBLE);
-  GS_EXPECT(parse("reduce --type Single", &o, &msg) == GS_OK && o.reduce.dtype == GS_DTYPE_FLOAT);
-  GS_EXPECT(parse("reduce --type int32", &o, &msg) == GS_OK && o.reduce.dtype == GS_DTYPE_INT32);
+  GS_EXPECT(parse("nbody --precision float", &o, &msg) == GS_OK && B(&o)->precision == 0);
+  GS_EXPECT(parse("nbody --precision FP32", &o, &msg) == GS_OK && B(&o)->precision == 0);
+  GS_EXPECT(parse("nbody --precision f64", &o, &msg) == GS_OK && B(&o)->precision == 1);
+  GS_EXPECT(parse("nbody --precision Double", &o, &msg) == GS_OK && B(&o)->precision == 1);
+  GS_EXPECT(parse("reduce --type fp64", &o, &msg) == GS_OK && R(&o)->dtype == GS_DTYPE_DOUBLE);
+  GS_EXPECT(parse("reduce --type Single", &o, &msg) == GS_OK && R(&o)->dtype == GS_DTYPE_FLOAT);
+  GS_EXPECT(parse("reduce --type int32", &o, &msg) == GS_OK && R(&o)->dtype == GS_DTYPE_INT32);
   GS_EXPECT(fails_with("nbody --precision half", "not one of single|double"));
   GS_EXPECT(parse("--backend cpu info --gpu-bind 1,0 --gpu-share", &o, &msg) == GS_OK);
-  GS_EXPECT(o.cmd == GS_CMD_INFO && o.common.backend == GS_BACKEND_CPU && o.common.gpu_share == 1);
+  GS_EXPECT(o.wl == &gs_info_workload && o.common.backend == GS_BACKEND_CPU && o.common.gpu_share == 1);
   GS_EXPECT(strcmp(o.common.gpu_bind, "1,0") == 0);
-  GS_EXPECT(parse("reduce --help", &o, &msg) == GS_OK && o.help && o.cmd == GS_CMD_REDUCE);
+  GS_EXPECT(parse("reduce --help", &o, &msg) == GS_OK && o.help && o.wl == &gs_reduce_workload);
   GS_EXPECT(parse("--version", &o, &msg) == GS_OK && o.version);
+}
 
+/* Every kind of bad input gets one message naming it. */
+static void test_errors(void) {
+  static struct gs_options o;
+  struct gs_msg msg;
   GS_EXPECT(fails_with("", "no subcommand"));
   GS_EXPECT(fails_with("launch", "unknown subcommand 'launch'"));
   GS_EXPECT(fails_with("reduce --frobnicate 3", "unknown option '--frobnicate' for reduce"));
@@ -92,6 +132,12 @@ int main(void) {
   GS_EXPECT(fails_with("info --gpu-bind 0,x", "not local, none or a list"));
   GS_EXPECT(fails_with("info --gpu-bind 0,,1", "empty entry"));
   GS_EXPECT(fails_with("info extra", "unexpected argument 'extra'"));
+}
+
+/* Values that are options, repeats, contradictions, kernel lists. */
+static void test_combinations(void) {
+  static struct gs_options o;
+  struct gs_msg msg;
   /* A missing value is named as missing, not as the next option mistaken for the value. */
   GS_EXPECT(fails_with("nbody --n --steps 3", "--n needs a value (N)"));
   GS_EXPECT(fails_with("reduce --csv --n 5", "--csv needs a value (FILE)"));
@@ -103,14 +149,67 @@ int main(void) {
   GS_EXPECT(fails_with("--backend cpu info --backend cpu", "--backend is given more than once"));
   GS_EXPECT(fails_with("reduce --n 1000 --total 4000", "--n (elements per rank) and --total (over all ranks) contradict"));
   GS_EXPECT(fails_with("reduce --total 4000 --n 1000", "contradict: give one"));
-  GS_EXPECT(parse("reduce --total 4000", &o, &msg) == GS_OK && o.reduce.total == 4000);
+  GS_EXPECT(parse("reduce --total 4000", &o, &msg) == GS_OK && R(&o)->total == 4000);
   GS_EXPECT(fails_with("nbody --ic bodies.txt --n 4", "--n and --ic FILE contradict"));
-  GS_EXPECT(parse("nbody --ic disk --n 64", &o, &msg) == GS_OK && o.nbody.n == 64);
+  GS_EXPECT(parse("nbody --ic disk --n 64", &o, &msg) == GS_OK && B(&o)->n == 64);
   /* Kernel lists: no empty element. */
   GS_EXPECT(fails_with("reduce --kernel omp,", "--kernel: 'omp,' has an empty entry"));
   GS_EXPECT(fails_with("reduce --kernel ,1", "has an empty entry"));
   GS_EXPECT(fails_with("nbody --kernel omp,,1", "--kernel: 'omp,,1' has an empty entry"));
   GS_EXPECT(fails_with("nbody --kernel omp,", "has an empty entry"));
   GS_EXPECT(parse("nbody --kernel 1,omp", &o, &msg) == GS_OK);
+  GS_EXPECT(parse("nbody --kernel ladder,8", &o, &msg) == GS_OK);
+  GS_EXPECT(fails_with("nbody --kernel 9", "'9' is not a kernel"));
+  GS_EXPECT(fails_with("reduce --kernel global", "'global' is not a kernel"));
+}
+
+/* The table is all the parser knows: a workload it was never told about parses, gets its
+ * defaults and its own options only, and --help lists it. */
+static void test_table(void) {
+  static struct gs_options o;
+  struct gs_msg msg;
+  GS_EXPECT(parse("toy", &o, &msg) == GS_OK && o.wl == &toy && ((const struct toy_opts *)gs_options_workload(&o))->level == 5);
+  GS_EXPECT(parse("toy --level 7 --backend cpu", &o, &msg) == GS_OK);
+  GS_EXPECT(((const struct toy_opts *)gs_options_workload(&o))->level == 7 && o.common.backend == GS_BACKEND_CPU);
+  GS_EXPECT(fails_with("toy --level 10", "out of range [1, 9]"));
+  GS_EXPECT(fails_with("toy --n 5", "unknown option '--n' for toy"));
+  GS_EXPECT(fails_with("reduce --level 5", "unknown option '--level' for reduce"));
+  for (int i = 0; table[i]; i++) GS_EXPECT(table[i]->opts_size <= GS_WORKLOAD_OPTS_MAX);
+  char help[4096] = "";
+  FILE *f = fmemopen(help, sizeof help - 1, "w");
+  gs_options_help(f, table, NULL);
+  fclose(f);
+  GS_EXPECT(strstr(help, "  toy        a test workload") != NULL);
+  f = fmemopen(help, sizeof help - 1, "w");
+  gs_options_help(f, table, &toy);
+  fclose(f);
+  GS_EXPECT(strstr(help, "--level L") != NULL && strstr(help, "--backend") != NULL && !strstr(help, "--steps"));
+}
+
+/* Every kernel of every backend this build has is a name its workload's --kernel accepts. */
+static void test_kernel_names(void) {
+  const char *label;
+  const struct gs_backend *be;
+  for (int i = 0; gs_backend_at(i, &label, &be); i++) {
+    for (int k = 0; be && k < be->reduce->count; k++) {
+      int known = 0;
+      for (int j = 0; gs_reduce_workload.kernels[j]; j++) known |= !strcmp(gs_reduce_workload.kernels[j], be->reduce->kernels[k].name);
+      GS_EXPECT(known);
+    }
+    for (int k = 0; be && k < be->nbody->count; k++) {
+      int known = 0;
+      for (int j = 0; gs_nbody_workload.kernels[j]; j++) known |= !strcmp(gs_nbody_workload.kernels[j], be->nbody->kernels[k].name);
+      GS_EXPECT(known);
+    }
+  }
+}
+
+int main(void) {
+  test_counts();
+  test_values();
+  test_errors();
+  test_combinations();
+  test_table();
+  test_kernel_names();
   GS_TEST_DONE();
 }
