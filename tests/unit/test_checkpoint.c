@@ -30,9 +30,9 @@ static void header(struct gs_ckpt_header *h, uint64_t step) {
   snprintf(h->ic, sizeof h->ic, "plummer");
 }
 
-static int exists(const char *dir, const char *name) {
+static int exists(const char *in, const char *name) {
   char p[512];
-  snprintf(p, sizeof p, "%s/%s", dir, name);
+  snprintf(p, sizeof p, "%s/%s", in, name);
   return access(p, F_OK) == 0;
 }
 
@@ -87,24 +87,26 @@ static long dead_pid(void) {
   return (long)p;
 }
 
-static void touch(const char *dir, const char *name) {
+static void touch(const char *in, const char *name) {
   char p[600];
-  snprintf(p, sizeof p, "%s/%s", dir, name);
+  snprintf(p, sizeof p, "%s/%s", in, name);
   FILE *f = fopen(p, "w");
   if (f) fputs("x", f), fclose(f);
 }
 
-int main(void) {
-  char dir[] = "/tmp/gs_ckpt_XXXXXX";
-  GS_EXPECT(mkdtemp(dir) != NULL);
-  size_t part = 256 * 16;
-  char *pos = malloc(part), *vel = malloc(part), *acc = malloc(part);
-  for (size_t i = 0; i < part; i++) pos[i] = (char)i, vel[i] = (char)(3 * i), acc[i] = (char)(7 * i + 1);
+/* One directory for the whole test: each test_* below leaves it as the next one expects (the
+ * run's step-20 checkpoint, the junk of the damage tests beside it), so they run in main's order. */
+static char dir[] = "/tmp/gs_ckpt_XXXXXX";
+static const size_t part = 256 * 16; /* bytes of each array: 256 bodies of 16 bytes */
+static char *pos, *vel, *acc;
+static char prev[GS_CKPT_NAME]; /* the file this run wrote last, carried from write to write */
+
+/* A round trip is exact: the step-10 file and the manifest are written, and reading the
+ * directory gives back the header and the three arrays byte for byte. */
+static void test_round_trip(void) {
   struct gs_ckpt_header h, r;
   struct gs_msg msg;
   void *payload;
-
-  char prev[GS_CKPT_NAME] = "";
   header(&h, 10);
   GS_EXPECT(gs_checkpoint_write(dir, &h, pos, vel, acc, prev, &msg) == 0);
   GS_EXPECT(exists(dir, "checkpoint_000000010.gsck") && exists(dir, "checkpoint.json"));
@@ -113,15 +115,25 @@ int main(void) {
   GS_EXPECT(payload && memcmp(payload, pos, part) == 0 && memcmp((char *)payload + part, vel, part) == 0 &&
             memcmp((char *)payload + 2 * part, acc, part) == 0);
   free(payload);
+}
 
-  /* A newer checkpoint replaces the older one, which goes only once the manifest moved. */
+/* A newer checkpoint replaces the older one, which goes only once the manifest moved. */
+static void test_newer_replaces(void) {
+  struct gs_ckpt_header h, r;
+  struct gs_msg msg;
+  void *payload;
   header(&h, 20);
   GS_EXPECT(gs_checkpoint_write(dir, &h, pos, vel, acc, prev, &msg) == 0);
   GS_EXPECT(exists(dir, "checkpoint_000000020.gsck") && !exists(dir, "checkpoint_000000010.gsck"));
   GS_EXPECT(gs_checkpoint_read(dir, &r, &payload, &msg) == GS_OK && r.step == 20);
   free(payload);
+}
 
-  /* A crash mid-write: a partial temporary file is there, the manifest still names step 20. */
+/* A crash mid-write: a partial temporary file is there, the manifest still names step 20. */
+static void test_crash_mid_write(void) {
+  struct gs_ckpt_header r;
+  struct gs_msg msg;
+  void *payload;
   char p[512];
   snprintf(p, sizeof p, "%s/.checkpoint_000000030.gsck.tmp", dir);
   FILE *f = fopen(p, "wb");
@@ -129,14 +141,19 @@ int main(void) {
   fclose(f);
   GS_EXPECT(gs_checkpoint_read(dir, &r, &payload, &msg) == GS_OK && r.step == 20);
   free(payload);
+}
 
-  /* A file read directly works too; then damage it in three ways. */
-  char file[512], bad[512];
+/* A file read directly works too; a copy with its data or header damaged, or cut short (in its
+ * data or in its header), is refused with a message that says which. */
+static void test_damaged(void) {
+  struct gs_ckpt_header r;
+  struct gs_msg msg;
+  void *payload;
+  char file[512], bad[512], cmd[3 * 512 + 100]; /* three paths and the command around them */
   snprintf(file, sizeof file, "%s/checkpoint_000000020.gsck", dir);
   GS_EXPECT(gs_checkpoint_read(file, &r, &payload, &msg) == GS_OK);
   free(payload);
   snprintf(bad, sizeof bad, "%s/bad.gsck", dir);
-  char cmd[1200];
   snprintf(cmd, sizeof cmd, "cp %s %s && printf 'X' | dd of=%s bs=1 seek=2000 conv=notrunc 2>/dev/null", file, bad, bad);
   GS_EXPECT(system(cmd) == 0);
   GS_EXPECT(refused(bad, "data are corrupted"));
@@ -149,17 +166,32 @@ int main(void) {
   snprintf(cmd, sizeof cmd, "head -c 100 %s > %s", file, bad);
   GS_EXPECT(system(cmd) == 0);
   GS_EXPECT(refused(bad, "truncated header"));
-  f = fopen(bad, "wb");
+}
+
+/* What is no checkpoint at all is refused: a file long enough for a header but not one, a path
+ * that does not exist, a directory with no checkpoint in it (dir/empty, kept for test_claim). */
+static void test_not_a_checkpoint(void) {
+  char bad[512], empty[600];
+  snprintf(bad, sizeof bad, "%s/bad.gsck", dir);
+  FILE *f = fopen(bad, "wb");
   for (int i = 0; i < 600; i++) fputc('A', f); /* long enough for a header, but not one */
   fclose(f);
   GS_EXPECT(refused(bad, "not a gpusim checkpoint"));
   GS_EXPECT(refused("/nonexistent/ckpt", "No such file"));
-  char empty[600];
   snprintf(empty, sizeof empty, "%s/empty", dir);
   mkdir(empty, 0755);
   GS_EXPECT(refused(empty, "no complete checkpoint"));
+}
 
-  /* Item 6: a header whose checksum matches is still checked field by field. */
+/* Item 6: a header whose checksum matches is still checked field by field (the unedited file
+ * is read first, so each refusal is the edited field's doing). */
+static void test_header_fields(void) {
+  struct gs_ckpt_header r;
+  struct gs_msg msg;
+  void *payload;
+  char file[512], bad[512];
+  snprintf(file, sizeof file, "%s/checkpoint_000000020.gsck", dir);
+  snprintf(bad, sizeof bad, "%s/bad.gsck", dir);
   GS_EXPECT(gs_checkpoint_read(file, &r, &payload, &msg) == GS_OK);
   free(payload);
   void (*edits[])(struct gs_ckpt_header *) = {huge_step, not_tiles, no_bodies, odd_law, nan_dt, odd_precision};
@@ -168,18 +200,26 @@ int main(void) {
     forge(file, bad, edits[k]);
     GS_EXPECT(refused(bad, field[k]));
   }
+}
 
-  /* Item 9: a FIFO is refused at once, not waited on. */
+/* Item 9: a FIFO is refused at once, not waited on. */
+static void test_fifo(void) {
   char fifo[600];
   snprintf(fifo, sizeof fifo, "%s/fifo", dir);
   GS_EXPECT(mkfifo(fifo, 0644) == 0);
   alarm(20); /* a hang fails the test instead of stalling it */
   GS_EXPECT(refused(fifo, "not a regular file"));
   alarm(0);
+}
 
-  /* Item 8: killed between the data rename and the manifest update: the complete file of step
-   * 30 is not named by checkpoint.json (step 20), and still the newest complete one wins. */
-  char orphan[600];
+/* Item 8: killed between the data rename and the manifest update: the complete file of step
+ * 30 is not named by checkpoint.json (step 20), and still the newest complete one wins. */
+static void test_orphan(void) {
+  struct gs_ckpt_header r;
+  struct gs_msg msg;
+  void *payload;
+  char file[512], orphan[600];
+  snprintf(file, sizeof file, "%s/checkpoint_000000020.gsck", dir);
   snprintf(orphan, sizeof orphan, "%s/checkpoint_000000030.gsck", dir);
   forge(file, orphan, step_30);
   GS_EXPECT(gs_checkpoint_read(dir, &r, &payload, &msg) == GS_OK && r.step == 30);
@@ -190,7 +230,11 @@ int main(void) {
   GS_EXPECT(gs_checkpoint_read(dir, &r, &payload, &msg) == GS_OK && r.step == 20);
   free(payload);
   unlink(orphan);
-  /* A dead writer's temporary goes; a live one's (this process) stays. */
+}
+
+/* A dead writer's temporary goes; a live one's (this process) stays: for a checkpoint file's
+ * temporary, and for the manifest's (gs_file_write_atomic names it so too). */
+static void test_clean_temporaries(void) {
   char host[64] = "", dead[300], live[300];
   gethostname(host, sizeof host - 1);
   snprintf(dead, sizeof dead, ".checkpoint_000000040.gsck.tmp.%s.%ld", host, dead_pid());
@@ -198,7 +242,7 @@ int main(void) {
   touch(dir, dead), touch(dir, live);
   gs_checkpoint_clean(dir);
   GS_EXPECT(!exists(dir, dead) && exists(dir, live));
-  /* The same for the manifest's temporary (gs_file_write_atomic names it so too). */
+  /* The same for the manifest's temporary. */
   char manifest_path[600], tmpname[700], base[300];
   snprintf(manifest_path, sizeof manifest_path, "%s/checkpoint.json", dir);
   gs_file_tmp_name(tmpname, sizeof tmpname, manifest_path);
@@ -209,16 +253,20 @@ int main(void) {
   touch(dir, dead), touch(dir, live);
   gs_checkpoint_clean(dir);
   GS_EXPECT(!exists(dir, dead) && exists(dir, live));
+}
 
-  /* Item 5: a manifest naming a path outside the directory (or any other run's file) is never
-   * deleted: a run deletes only the checkpoint it wrote itself. */
+/* Item 5: a manifest naming a path outside the directory (or any other run's file) is never
+ * deleted: a run deletes only the checkpoint it wrote itself. */
+static void test_foreign_manifest(void) {
+  struct gs_ckpt_header h;
+  struct gs_msg msg;
   char victim[600], manifest[600];
   snprintf(victim, sizeof victim, "%s/victim.txt", dir);
   snprintf(manifest, sizeof manifest, "%s/sub", dir);
   mkdir(manifest, 0755);
   touch(dir, "victim.txt");
   snprintf(manifest, sizeof manifest, "%s/sub/checkpoint.json", dir);
-  f = fopen(manifest, "w");
+  FILE *f = fopen(manifest, "w");
   fputs("{\n  \"file\": \"../victim.txt\"\n}\n", f);
   fclose(f);
   snprintf(manifest, sizeof manifest, "%s/sub", dir);
@@ -226,14 +274,26 @@ int main(void) {
   header(&h, 50);
   GS_EXPECT(gs_checkpoint_write(manifest, &h, pos, vel, acc, fresh, &msg) == 0);
   GS_EXPECT(access(victim, F_OK) == 0);
-  /* A second, unrelated writer into dir (its own prev is empty) keeps the first run's step 20. */
-  fresh[0] = 0;
+}
+
+/* A second, unrelated writer into dir (its own prev is empty) keeps the first run's step 20;
+ * its step 5 (seed 7) is the other run's checkpoint that test_claim meets. */
+static void test_second_writer(void) {
+  struct gs_ckpt_header h;
+  struct gs_msg msg;
+  char fresh[GS_CKPT_NAME] = "";
   header(&h, 5);
   h.seed = 7;
   GS_EXPECT(gs_checkpoint_write(dir, &h, pos, vel, acc, fresh, &msg) == 0);
   GS_EXPECT(exists(dir, "checkpoint_000000020.gsck") && exists(dir, "checkpoint_000000005.gsck"));
-  /* Claiming a directory: a new run is refused where any run's checkpoint is; a restart of
-   * the same run is let in; a restart of another run is refused. */
+}
+
+/* Claiming a directory: a new run is refused where any run's checkpoint is; a restart of
+ * the same run is let in; a restart of another run is refused; an empty directory is free. */
+static void test_claim(void) {
+  struct gs_ckpt_header h;
+  struct gs_msg msg;
+  char empty[600];
   header(&h, 0);
   GS_EXPECT(gs_checkpoint_claim(dir, &h, 0, &msg) == GS_USAGE && strstr(msg.text, "another run's checkpoint"));
   h.seed = 7;
@@ -242,7 +302,25 @@ int main(void) {
   GS_EXPECT(gs_checkpoint_claim(dir, &h, 1, &msg) == GS_USAGE && strstr(msg.text, "a different run"));
   snprintf(empty, sizeof empty, "%s/empty", dir);
   GS_EXPECT(gs_checkpoint_claim(empty, &h, 0, &msg) == GS_OK);
+}
 
+int main(void) {
+  GS_EXPECT(mkdtemp(dir) != NULL);
+  pos = malloc(part), vel = malloc(part), acc = malloc(part);
+  for (size_t i = 0; i < part; i++) pos[i] = (char)i, vel[i] = (char)(3 * i), acc[i] = (char)(7 * i + 1);
+  test_round_trip();
+  test_newer_replaces();
+  test_crash_mid_write();
+  test_damaged();
+  test_not_a_checkpoint();
+  test_header_fields();
+  test_fifo();
+  test_orphan();
+  test_clean_temporaries();
+  test_foreign_manifest();
+  test_second_writer();
+  test_claim();
+  char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   GS_EXPECT(system(cmd) == 0);
   free(pos), free(vel), free(acc);

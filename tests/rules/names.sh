@@ -1,0 +1,12 @@
+#!/bin/sh
+# Every symbol the program's objects export is named gs_<file>_* after its file
+# (gs_rule_names.sh). The objects are in the build tree (where gpusim is), which in a VPATH build
+# is not the source tree; without them the rule exits 77 (SKIP), and so does this test.
+. "$GS_TEST_LIB"
+top=$(cd "$(dirname "$GS_TEST_LIB")/.." && pwd)
+build=$(cd "$(dirname "$GPUSIM")" && pwd) || gs_hard "no build tree at $(dirname "$GPUSIM")"
+sh "$top/tests/rules/gs_rule_names.sh" "$build"
+rc=$?
+[ $rc = 77 ] && exit 77
+[ $rc = 0 ] || gs_fail "the naming rule (lines above), exit status $rc"
+echo "PASS"

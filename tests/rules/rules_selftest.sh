@@ -1,0 +1,52 @@
+#!/bin/sh
+# The three code-shape rules can fail: each runs on small trees under tests/rules/fixtures that
+# break it (include cycles of two and three modules, a host file including a cuda/ header, an 81-line function, objects
+# exporting misnamed symbols), and must exit 1 naming exactly the offender; on a clean tree (and
+# for the limit itself: an 80-line function) each must pass silently. The real-tree runs never
+# read the fixtures: includes and names read only src/ and cuda/, length skips tests/rules/fixtures.
+. "$GS_TEST_LIB"
+rules=$(cd "$(dirname "$GS_TEST_LIB")/rules" && pwd)
+fx=$rules/fixtures
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# expect RC LINES CMD...: CMD exits RC and prints exactly LINES (newline-separated; "" for none).
+expect() {
+  want_rc=$1 want=$2
+  shift 2
+  "$@" >"$tmp/out" 2>&1
+  rc=$?
+  [ "$rc" = "$want_rc" ] || { cat "$tmp/out"; gs_fail "${*##*/}: exit status $rc, want $want_rc"; }
+  if [ -n "$want" ]; then printf '%s\n' "$want" >"$tmp/want"; else : >"$tmp/want"; fi
+  cmp -s "$tmp/want" "$tmp/out" || { diff "$tmp/want" "$tmp/out"; gs_fail "${*##*/}: output differs (want <, got >)"; }
+  echo "ok: exit $rc${want:+: $want}"
+}
+
+inc=$rules/gs_rule_includes.sh
+expect 1 "include cycle: gs_a -> gs_b -> gs_a
+include cycle: gs_p -> gs_q -> gs_r -> gs_p" sh "$inc" "$fx/cycle"
+expect 1 "layering: src/gs_host.c includes cuda/gs_dev.h" sh "$inc" "$fx/layering"
+expect 0 "" sh "$inc" "$fx/clean"
+
+len=$rules/gs_rule_length.sh
+expect 1 "src/gs_long.c:2: gs_long_run is 81 lines (limit 80)
+tests/unit/test_long.c:3: main is 81 lines (limit 80)" sh "$len" "$fx/long"
+expect 0 "" env GS_MAX_FUNCTION_LINES=81 sh "$len" "$fx/long"
+expect 0 "" sh "$len" "$fx/clean"
+
+names=$rules/gs_rule_names.sh
+expect 77 "SKIP: no src/*.o or cuda/*.o under $tmp (build the program first)" sh "$names" "$tmp"
+cc=${CC:-cc}
+command -v "${cc%% *}" >/dev/null 2>&1 || gs_skip "no C compiler ($cc) for the naming rule's fixture objects"
+mkdir "$tmp/bad" "$tmp/bad/src" "$tmp/good" "$tmp/good/src"
+$cc -c -o "$tmp/bad/src/gs_named.o" "$fx/names/gs_named.c" || gs_hard "$cc cannot compile gs_named.c"
+$cc -c -o "$tmp/good/src/gs_clean.o" "$fx/names/gs_clean.c" || gs_hard "$cc cannot compile gs_clean.c"
+$cc -c -o "$tmp/good/src/gpusim.o" "$fx/names/gpusim.c" || gs_hard "$cc cannot compile gpusim.c"
+expect 1 "src/gs_named.o: gs_other_scale is not named gs_named_*
+src/gs_named.o: gs_other_sum is not named gs_named_*" sh "$names" "$tmp/bad"
+expect 0 "" sh "$names" "$tmp/good"
+# objects named one by one, and automake's per-target names (libgs_a-gs_named.o read as gs_named)
+cp "$tmp/bad/src/gs_named.o" "$tmp/libgs_a-gs_named.o"
+expect 1 "$tmp/libgs_a-gs_named.o: gs_other_scale is not named gs_named_*
+$tmp/libgs_a-gs_named.o: gs_other_sum is not named gs_named_*" sh "$names" "$tmp/libgs_a-gs_named.o"
+echo "PASS"
