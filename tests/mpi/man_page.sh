@@ -1,8 +1,9 @@
 #!/bin/sh
-# docs/gpusim.1 against the program's own --help: the man page's COMMON, REDUCE and NBODY OPTIONS
-# sections list exactly the options that `gpusim --help`, `gpusim reduce --help` and `gpusim
-# nbody --help` list, its SUBCOMMANDS are the program's, and every option it mentions anywhere
-# exists. A new or renamed option fails here until the man page has it.
+# docs/gpusim.1 against the program's own --help, which the workload table drives: its SUBCOMMANDS
+# are the program's, its COMMON OPTIONS section lists exactly what `gpusim --help` lists, and for
+# every subcommand with options a section "NAME OPTIONS" lists exactly what `gpusim NAME --help`
+# lists; every option it mentions anywhere exists. A new workload or a new or renamed option
+# fails here until the man page has it.
 . "$GS_TEST_LIB"
 man="${GS_TEST_LIB%/*}/../docs/gpusim.1"
 [ -f "$man" ] || gs_hard "no man page at $man"
@@ -27,20 +28,28 @@ same() {
   echo "$3" >"$tmp/b"
   gs_fail "$1: only in the man page: $(comm -23 "$tmp/a" "$tmp/b" | tr '\n' ' '); only in --help: $(comm -13 "$tmp/a" "$tmp/b" | tr '\n' ' ')"
 }
-same "subcommands" "$(man_items SUBCOMMANDS)" "$(help_items "" Subcommands:)"
+subs=$(help_items "" Subcommands:)
+[ -n "$subs" ] || gs_fail "gpusim --help lists no subcommands"
+same "subcommands" "$(man_items SUBCOMMANDS)" "$subs"
 same "common options" "$(man_items 'COMMON OPTIONS')" "$(help_items "" 'Common options')"
-same "reduce options" "$(man_items 'REDUCE OPTIONS')" "$(help_items reduce Options:)"
-same "nbody options" "$(man_items 'NBODY OPTIONS')" "$(help_items nbody Options:)"
+: >"$tmp/all"
+for sub in $subs; do
+  opts=$(help_items $sub Options:)
+  [ -n "$opts" ] || continue # no options of its own (info)
+  same "$sub options" "$(man_items "$(echo $sub | tr a-z A-Z) OPTIONS")" "$opts"
+  echo "$opts" >>"$tmp/all"
+done
 # (grep -f: the lists are files, so an option is never taken for one of grep's own.)
 man_items 'COMMON OPTIONS' >"$tmp/common"
-for sub in info reduce nbody; do
+for sub in $subs; do
   help_items $sub 'Common options' >"$tmp/sub"
   [ -s "$tmp/sub" ] || gs_fail "gpusim $sub --help: no common options found"
   extra=$(grep -vxFf "$tmp/common" "$tmp/sub")
   [ -z "$extra" ] || gs_fail "gpusim $sub --help has common options the man page lacks: $extra"
 done
 # Every option the man page mentions anywhere is one of the program's.
-(help_items "" 'Common options'; help_items reduce Options:; help_items nbody Options:) | sort -u >"$tmp/all"
+help_items "" 'Common options' >>"$tmp/all"
+sort -u -o "$tmp/all" "$tmp/all"
 stale=$(sed 's/\\-/-/g' "$man" | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u | grep -vxFf "$tmp/all")
 [ -z "$stale" ] || gs_fail "the man page mentions options gpusim does not have: $(echo $stale)"
 echo "PASS"

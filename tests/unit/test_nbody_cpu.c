@@ -21,7 +21,7 @@ static void pack(const struct gs_bodies *b, double *pos, double *vel) {
 }
 
 static struct gs_nbody_force_args args(double *pos, double *acc, uint64_t n, double eps2) {
-  struct gs_nbody_force_args a = {.kernel = GS_NK_OMP, .precision = 1, .law = GS_LAW_PLUMMER, .pos = pos,
+  struct gs_nbody_force_args a = {.kernel = 0, .precision = 1, .law = GS_LAW_PLUMMER, .pos = pos,
                                   .i_first = 0, .i_count = n, .j_first = 0, .j_count = n, .acc = acc,
                                   .potential = 1, .G = 1.0, .eps2 = eps2};
   return a;

@@ -108,8 +108,6 @@ static void test_values(void) {
 
 /* Every kind of bad input gets one message naming it. */
 static void test_errors(void) {
-  static struct gs_options o;
-  struct gs_msg msg;
   GS_EXPECT(fails_with("", "no subcommand"));
   GS_EXPECT(fails_with("launch", "unknown subcommand 'launch'"));
   GS_EXPECT(fails_with("reduce --frobnicate 3", "unknown option '--frobnicate' for reduce"));
