@@ -1,12 +1,13 @@
 /* gs_io.c: N-body snapshots (gs_io.h; the layouts are in docs/snapshot-format.md), the part that
- * does not depend on the format: checks, names, the temporary file, agreement and the commit. The
- * writers are gs_io_hdf5.c (HDF5 builds) and gs_io_raw.c (without HDF5).
+ * does not depend on the format: checks, names, chunking and the commit. The writers are
+ * gs_io_hdf5.c (HDF5 builds) and gs_io_raw.c (without HDF5); what they share with this file,
+ * the failure record and the agreement between ranks, is gs_io_job.c.
  *
  * One write, whatever the format:
  *   1. every rank checks the slices (contiguous, ordered by rank, summing to n_total) and rank 0
  *      makes DIR (and its parents) if missing;
- *   2. rank 0 checks and reserves the file's space (gs_io_reserve says why), then the data goes
- *      to DIR/.snapshot_NNN.EXT.tmp:
+ *   2. rank 0 checks and reserves the file's space (gs_io_job_reserve says why), then the data
+ *      goes to DIR/.snapshot_NNN.EXT.tmp:
  *      - parallel HDF5: the file is opened with the MPI-IO driver on comm, every rank writes its
  *        own hyperslab [first, first + count) with collective transfers;
  *      - serial HDF5: rank 0 owns the file and the rows come to it with MPI_Gatherv, a bounded
@@ -18,13 +19,12 @@
  * Errors never abort: every rank keeps making the same sequence of collective calls whatever
  * failed locally, and at each checkpoint the ranks agree (MPI_Allreduce), so all return GS_FAILED
  * together with the message of the lowest failing rank. A failing MPI call is such an error too
- * (the world communicator returns errors: MPI_ERRORS_RETURN). (A write failing inside a collective
- * MPI-IO transfer can leave the MPI library itself out of step between ranks: gs_io_reserve keeps
- * a full disk from getting that far.) Collective calls are
- * made in chunks of at most GS_IO_ROWS rows (the environment variable of that name on rank 0
- * overrides it, which the tests use to cross chunk boundaries with a few bodies), so that no int
- * count of an MPI call grows with the number of bodies (gs_io_job.h). */
-#define _GNU_SOURCE /* fallocate (Linux); everything else is POSIX */
+ * (the world communicator returns errors: MPI_ERRORS_RETURN). (A write failing inside a
+ * collective MPI-IO transfer can leave the MPI library itself out of step between ranks:
+ * gs_io_job_reserve keeps a full disk from getting that far.) Collective calls are made in chunks
+ * of at most GS_IO_ROWS rows (the environment variable of that name on rank 0 overrides it, which
+ * the tests use to cross chunk boundaries with a few bodies), so that no int count of an MPI call
+ * grows with the number of bodies (gs_io_job.h). */
 #include <config.h>
 
 #include "gs_io.h"
@@ -32,12 +32,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "gs_file.h"
@@ -58,93 +56,39 @@ const char *gs_io_format(void) {
 #endif
 }
 
-/* Record a failure, replacing what was recorded before. */
-static void gs_io_vset(struct gs_io_job *j, const char *fmt, va_list ap) {
-  j->ok = 0;
-  int n = snprintf(j->msg->text, sizeof j->msg->text, "snapshot %s: ", j->path);
-  if (n < 0 || (size_t)n >= sizeof j->msg->text) n = 0;
-  vsnprintf(j->msg->text + n, sizeof j->msg->text - (size_t)n, fmt, ap);
-}
-static void gs_io_set(struct gs_io_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void gs_io_set(struct gs_io_job *j, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  gs_io_vset(j, fmt, ap);
-  va_end(ap);
-}
-
-void gs_io_fail(struct gs_io_job *j, const char *fmt, ...) {
-  if (!j->ok) return;
-  va_list ap;
-  va_start(ap, fmt);
-  gs_io_vset(j, fmt, ap);
-  va_end(ap);
-}
-
-/* MPI's text for an error code; the code itself when MPI cannot say. */
-static void gs_io_mpi_text(int rc, char text[MPI_MAX_ERROR_STRING]) {
-  int len = 0;
-  if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) snprintf(text, MPI_MAX_ERROR_STRING, "MPI error %d", rc);
-}
-
-void gs_io_mpi_fail(struct gs_io_job *j, const char *call, int rc) {
-  char text[MPI_MAX_ERROR_STRING];
-  gs_io_mpi_text(rc, text);
-  gs_io_fail(j, "%s failed: %s", call, text);
-}
-
-int gs_io_agree(struct gs_io_job *j) {
-  int mine = j->ok ? j->size : j->rank, first = j->size;
-  int rc = MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, j->comm);
-  if (rc != MPI_SUCCESS) {
-    gs_io_mpi_fail(j, "MPI_Allreduce (agreeing on the status)", rc);
-    return 0;
-  }
-  if (first == j->size) return 1;
-  rc = MPI_Bcast(j->msg->text, (int)sizeof j->msg->text, MPI_CHAR, first, j->comm);
-  j->ok = 0;
-  if (rc != MPI_SUCCESS && j->rank != first) {
-    /* The failing rank's message did not arrive (the buffer may hold part of it): say so. */
-    char text[MPI_MAX_ERROR_STRING];
-    gs_io_mpi_text(rc, text);
-    gs_io_set(j, "MPI_Bcast of rank %d's failure failed: %s", first, text);
-  }
-  return 0;
-}
-
 /* Names, slice checks, DIR, chunking. Collective; returns the agreed status. */
 static int gs_io_setup(struct gs_io_job *j, const char *dir, int index, const char *ext) {
   const struct gs_snapshot *s = j->s;
   j->dir = dir;
   snprintf(j->path, sizeof j->path, "%s/snapshot_%03d.%s", dir ? dir : "(null)", index, ext);
   snprintf(j->name, sizeof j->name, "snapshot_%03d.%s", index, ext);
-  if (!dir || !*dir) gs_io_fail(j, "no directory given");
-  if (index < 0) gs_io_fail(j, "negative snapshot index %d", index);
+  if (!dir || !*dir) gs_io_job_fail(j, "no directory given");
+  if (index < 0) gs_io_job_fail(j, "negative snapshot index %d", index);
   int n = snprintf(j->tmp, sizeof j->tmp, "%s/.%s.tmp", dir ? dir : "", j->name);
-  if (n < 0 || (size_t)n >= sizeof j->tmp) gs_io_fail(j, "directory name too long");
-  if (s->count > 0 && (!s->pos || !s->vel || !s->mass)) gs_io_fail(j, "rank %d: no data for %" PRIu64 " bodies", j->rank, s->count);
+  if (n < 0 || (size_t)n >= sizeof j->tmp) gs_io_job_fail(j, "directory name too long");
+  if (s->count > 0 && (!s->pos || !s->vel || !s->mass)) gs_io_job_fail(j, "rank %d: no data for %" PRIu64 " bodies", j->rank, s->count);
 
   /* Every rank sees every slice, so every rank reaches the same verdict on them. */
   uint64_t mine[3] = {s->first, s->count, s->n_total};
   j->ranges = malloc(3 * sizeof(uint64_t) * (size_t)j->size);
   if (!j->ranges) {
-    gs_io_fail(j, "out of memory");
-    return gs_io_agree(j); /* the agreement reaches every rank before anyone gathers */
+    gs_io_job_fail(j, "out of memory");
+    return gs_io_job_agree(j); /* the agreement reaches every rank before anyone gathers */
   }
-  if (!gs_io_agree(j)) return 0;
+  if (!gs_io_job_agree(j)) return 0;
   int rc = MPI_Allgather(mine, 3, MPI_UINT64_T, j->ranges, 3, MPI_UINT64_T, j->comm);
-  if (rc != MPI_SUCCESS) gs_io_mpi_fail(j, "MPI_Allgather (the slices)", rc);
+  if (rc != MPI_SUCCESS) gs_io_job_mpi_fail(j, "MPI_Allgather (the slices)", rc);
   uint64_t next = 0;
   for (int r = 0; r < j->size && j->ok; r++) {
     const uint64_t *q = j->ranges + 3 * r;
     if (q[2] != s->n_total)
-      gs_io_fail(j, "ranks disagree on the number of bodies (%" PRIu64 " on rank 0, %" PRIu64 " on rank %d)", j->ranges[2], q[2], r);
+      gs_io_job_fail(j, "ranks disagree on the number of bodies (%" PRIu64 " on rank 0, %" PRIu64 " on rank %d)", j->ranges[2], q[2], r);
     else if (q[0] != next || q[1] > s->n_total - next)
-      gs_io_fail(j, "rank %d holds bodies [%" PRIu64 ", +%" PRIu64 ") where [%" PRIu64 ", ...) of %" PRIu64 " was expected", r, q[0], q[1], next, s->n_total);
+      gs_io_job_fail(j, "rank %d holds bodies [%" PRIu64 ", +%" PRIu64 ") where [%" PRIu64 ", ...) of %" PRIu64 " was expected", r, q[0], q[1], next, s->n_total);
     else
       next += q[1];
   }
-  if (j->ok && next != s->n_total) gs_io_fail(j, "the ranks hold %" PRIu64 " of %" PRIu64 " bodies", next, s->n_total);
+  if (j->ok && next != s->n_total) gs_io_job_fail(j, "the ranks hold %" PRIu64 " of %" PRIu64 " bodies", next, s->n_total);
 
   /* Rank 0's chunk size for all, and DIR made once. */
   unsigned long rows = GS_IO_ROWS;
@@ -153,67 +97,41 @@ static int gs_io_setup(struct gs_io_job *j, const char *dir, int index, const ch
     if (e && *e) rows = strtoul(e, NULL, 10);
     if (rows < 1 || rows > GS_IO_ROWS_MAX) rows = GS_IO_ROWS;
     struct stat st;
-    if (j->ok && gs_file_mkdirs(dir) != 0) gs_io_fail(j, "cannot create directory %s: %s", dir, strerror(errno));
-    else if (j->ok && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) gs_io_fail(j, "%s is not a directory", dir);
+    if (j->ok && gs_file_mkdirs(dir) != 0) gs_io_job_fail(j, "cannot create directory %s: %s", dir, strerror(errno));
+    else if (j->ok && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) gs_io_job_fail(j, "%s is not a directory", dir);
   }
   /* A rank that misses rank 0's chunk size keeps its own: the agreement below stops every rank
    * before the chunked collectives, whose number must be the same on all. */
   rc = MPI_Bcast(&rows, 1, MPI_UNSIGNED_LONG, 0, j->comm);
-  if (rc != MPI_SUCCESS) gs_io_mpi_fail(j, "MPI_Bcast (rows per call)", rc);
+  if (rc != MPI_SUCCESS) gs_io_job_mpi_fail(j, "MPI_Bcast (rows per call)", rc);
   j->rows = rows;
   uint64_t calls = (s->count + j->rows - 1) / j->rows;
   if ((rc = MPI_Allreduce(&calls, &j->calls, 1, MPI_UINT64_T, MPI_MAX, j->comm)) != MPI_SUCCESS)
-    gs_io_mpi_fail(j, "MPI_Allreduce (calls per array)", rc);
+    gs_io_job_mpi_fail(j, "MPI_Allreduce (calls per array)", rc);
   j->buf = malloc((size_t)j->rows * 24);
-  if (!j->buf) gs_io_fail(j, "out of memory for a %" PRIu64 "-row buffer", j->rows);
-  return gs_io_agree(j);
+  if (!j->buf) gs_io_job_fail(j, "out of memory for a %" PRIu64 "-row buffer", j->rows);
+  return gs_io_job_agree(j);
 }
-
-/* Before any data moves: the space for `bytes` in the temporary file, so that a full disk
- * is a clean error here and not a write failing in the middle of a collective transfer (where
- * Open MPI's OMPIO and HDF5's collective metadata can be left out of step between ranks and
- * hang). statvfs catches a disk without room; fallocate then reserves the blocks where the file
- * system can (past the end of the file with keep_size, as HDF5 owns the file's size). */
-void gs_io_reserve(struct gs_io_job *j, const char *dir, uint64_t bytes, int keep_size) {
-  struct statvfs v;
-  if (statvfs(dir, &v) == 0 && (uint64_t)v.f_bavail * v.f_frsize < bytes) {
-    gs_io_fail(j, "not enough space in %s: %.1f MiB needed, %.1f MiB free", dir, bytes / 1048576.0,
-               (double)v.f_bavail * v.f_frsize / 1048576.0);
-    return;
-  }
-  int fd = open(j->tmp, O_WRONLY | O_CREAT | (keep_size ? 0 : O_TRUNC), 0644);
-  if (fd < 0) {
-    gs_io_fail(j, "cannot create %s: %s", j->tmp, strerror(errno));
-    return;
-  }
-#if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
-  if (bytes > 0 && fallocate(fd, keep_size ? FALLOC_FL_KEEP_SIZE : 0, 0, (off_t)bytes) != 0 &&
-      errno != EOPNOTSUPP && errno != ENOSYS && errno != EINVAL)
-    gs_io_fail(j, "cannot reserve %.1f MiB: %s", bytes / 1048576.0, strerror(errno));
-#endif
-  close(fd);
-}
-
 /* Rank 0 puts the finished temporary file in place (fsync, rename, fsync DIR) or, after a failure
  * anywhere, removes it. Collective; returns the agreed status. */
 static int gs_io_commit(struct gs_io_job *j, const char *dir) {
-  int all_ok = gs_io_agree(j);
+  int all_ok = gs_io_job_agree(j);
   if (j->rank == 0) {
     if (!all_ok) {
       unlink(j->tmp);
     } else {
       /* fsync through a new descriptor: the writers' data must be on disk before the rename. */
       int fd = open(j->tmp, O_RDONLY);
-      if (fd < 0 || fsync(fd) != 0) gs_io_fail(j, "fsync: %s", strerror(errno));
+      if (fd < 0 || fsync(fd) != 0) gs_io_job_fail(j, "fsync: %s", strerror(errno));
       if (fd >= 0) close(fd);
-      if (j->ok && rename(j->tmp, j->path) != 0) gs_io_fail(j, "rename from %s: %s", j->tmp, strerror(errno));
+      if (j->ok && rename(j->tmp, j->path) != 0) gs_io_job_fail(j, "rename from %s: %s", j->tmp, strerror(errno));
       int dfd = j->ok ? open(dir, O_RDONLY | O_DIRECTORY) : -1;
-      if (j->ok && (dfd < 0 || fsync(dfd) != 0)) gs_io_fail(j, "fsync of the directory: %s", strerror(errno));
+      if (j->ok && (dfd < 0 || fsync(dfd) != 0)) gs_io_job_fail(j, "fsync of the directory: %s", strerror(errno));
       if (dfd >= 0) close(dfd);
       if (!j->ok) unlink(j->tmp);
     }
   }
-  return all_ok && gs_io_agree(j);
+  return all_ok && gs_io_job_agree(j);
 }
 
 /* This rank's place in comm; without it no collective call can be made, so the write ends here
@@ -227,7 +145,7 @@ static int gs_io_place(struct gs_io_job *j, const char *dir, int index) {
   }
   if (rc == MPI_SUCCESS) return 1;
   snprintf(j->path, sizeof j->path, "%d in %s", index, dir ? dir : "(null)");
-  gs_io_mpi_fail(j, call, rc);
+  gs_io_job_mpi_fail(j, call, rc);
   return 0;
 }
 
@@ -239,7 +157,7 @@ int gs_io_write_snapshot(const char *dir, int index, const struct gs_snapshot *s
   j->ok = 1;
   j->msg = msg;
   if (!gs_io_place(j, dir, index)) return GS_FAILED;
-  if (!s) gs_io_fail(j, "no snapshot data");
+  if (!s) gs_io_job_fail(j, "no snapshot data");
   /* Each step's status is agreed, so every rank takes the same branches. */
 #ifdef GS_HAVE_HDF5
   if (gs_io_setup(j, dir, index, "hdf5")) {
@@ -251,7 +169,7 @@ int gs_io_write_snapshot(const char *dir, int index, const struct gs_snapshot *s
     gs_io_raw_write(j);
     if (gs_io_commit(j, dir)) {
       if (j->rank == 0) gs_io_raw_write_sidecar(j, dir, index);
-      gs_io_agree(j);
+      gs_io_job_agree(j);
     }
   }
 #endif

@@ -8,20 +8,7 @@
 #include <stdint.h>
 
 #include "gs_error.h"
-
-/* One rank's part of a snapshot: bodies [first, first + count) of n_total, in global order. */
-struct gs_snapshot {
-  uint64_t n_total;      /* bodies in the whole snapshot (no padding) */
-  uint64_t first, count; /* this rank's bodies; ranks' ranges are contiguous and ordered by rank */
-  const double *pos;     /* count x 3: x0 y0 z0 x1 ... */
-  const double *vel;     /* count x 3 */
-  const double *mass;    /* count */
-  double time;           /* simulated time */
-  long step;             /* step number */
-  double G;              /* gravitational constant of the run */
-  double eps;            /* softening length (0 for the cutoff law) */
-  const char *ic;        /* initial-condition name, for the header */
-};
+#include "gs_snapshot.h"
 
 /* Write DIR/snapshot_NNN.hdf5 (or .bin + .json) for snapshot number index, atomically (a
  * temporary name in DIR, then rename by rank 0 after every rank is done). Collective on comm:

@@ -24,7 +24,7 @@ static void gs_h5_fail(struct gs_io_job *j, const char *what) {
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, gs_h5_walk, why);
   for (char *c = why; *c; c++) /* HDF5's texts can hold newlines: keep the report on one line */
     if (*c == '\n' || *c == '\r') *c = ' ';
-  gs_io_fail(j, "%s failed: %s", what, why);
+  gs_io_job_fail(j, "%s failed: %s", what, why);
 }
 
 /* One attribute: n values (n == 0: a scalar), or a string when ftype < 0. In parallel every rank
@@ -184,13 +184,13 @@ static void gs_h5_array(struct gs_io_job *j, hid_t group, hid_t dxpl, const char
     H5Sclose(space);
   }
   /* Nobody enters a collective transfer on a dataset that another rank failed to create. */
-  if (!gs_io_agree(j)) goto out;
+  if (!gs_io_job_agree(j)) goto out;
   uint64_t *ids = (uint64_t *)(void *)j->buf;
 #ifdef GS_HAVE_HDF5_PARALLEL
   /* Every rank makes j->calls collective calls; past the end of its slice they select nothing. */
   for (uint64_t k = 0; k < j->calls; k++) {
     uint64_t lo, hi;
-    gs_io_local_rows(j, k, &lo, &hi);
+    gs_io_job_rows(j, k, &lo, &hi);
     for (uint64_t i = lo; ids_only && i < hi; i++) ids[i - lo] = s->first + i;
     const void *buf = ids_only || hi == lo ? (const void *)ids : (const void *)(data + lo * (uint64_t)w);
     gs_h5_rows(j, dset, mtype, dxpl, w, s->first + lo, s->first + hi, buf);
@@ -200,8 +200,8 @@ static void gs_h5_array(struct gs_io_job *j, hid_t group, hid_t dxpl, const char
    * of its slice that falls in it. Counts and displacements are at most 3 x rows doubles (below
    * INT_MAX by GS_IO_ROWS_MAX) whatever n_total is: the global offset lo stays in uint64. */
   int *counts = NULL, *displs = NULL;
-  if (j->rank == 0 && (!(counts = malloc(2 * sizeof(int) * (size_t)j->size)))) gs_io_fail(j, "out of memory");
-  if (!gs_io_agree(j)) goto out;
+  if (j->rank == 0 && (!(counts = malloc(2 * sizeof(int) * (size_t)j->size)))) gs_io_job_fail(j, "out of memory");
+  if (!gs_io_job_agree(j)) goto out;
   if (counts) displs = counts + j->size;
   for (uint64_t lo = 0; lo < s->n_total; lo += j->rows) {
     uint64_t hi = s->n_total - lo > j->rows ? lo + j->rows : s->n_total;
@@ -216,7 +216,7 @@ static void gs_h5_array(struct gs_io_job *j, hid_t group, hid_t dxpl, const char
       }
       int rc = MPI_Gatherv(send ? data + (a - s->first) * (uint64_t)w : data, send, MPI_DOUBLE, j->buf, counts, displs,
                            MPI_DOUBLE, 0, j->comm);
-      if (rc != MPI_SUCCESS) gs_io_mpi_fail(j, "MPI_Gatherv", rc);
+      if (rc != MPI_SUCCESS) gs_io_job_mpi_fail(j, "MPI_Gatherv", rc);
     } else {
       for (uint64_t i = lo; j->rank == 0 && i < hi; i++) ids[i - lo] = i;
     }
@@ -225,7 +225,7 @@ static void gs_h5_array(struct gs_io_job *j, hid_t group, hid_t dxpl, const char
   }
   free(counts);
 #endif
-  gs_io_agree(j);
+  gs_io_job_agree(j);
 out:
   if (dset >= 0) H5Dclose(dset);
 }
@@ -245,20 +245,20 @@ void gs_io_hdf5_write(struct gs_io_job *j) {
 #else
   int writer = j->rank == 0;
 #endif
-  if (!gs_io_agree(j)) goto out;
+  if (!gs_io_job_agree(j)) goto out;
   if (writer) {
     file = H5Fcreate(j->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (file < 0) gs_h5_fail(j, "H5Fcreate");
   }
   /* The data plus room for HDF5's metadata (about 8 KiB for this layout; 64 KiB is ample). */
-  if (j->rank == 0) gs_io_reserve(j, j->dir, 64 * s->n_total + 65536, 1);
-  if (!gs_io_agree(j)) goto out;
+  if (j->rank == 0) gs_io_job_reserve(j, j->dir, 64 * s->n_total + 65536, 1);
+  if (!gs_io_job_agree(j)) goto out;
   if (writer) {
     gs_h5_header(j, file);
     group = H5Gcreate2(file, "PartType1", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (group < 0) gs_h5_fail(j, "H5Gcreate2 (PartType1)");
   }
-  if (gs_io_agree(j)) {
+  if (gs_io_job_agree(j)) {
     gs_h5_array(j, group, dxpl, "Coordinates", 3, s->pos, 0);
     if (j->ok) gs_h5_array(j, group, dxpl, "Velocities", 3, s->vel, 0);
     if (j->ok) gs_h5_array(j, group, dxpl, "Masses", 1, s->mass, 0);

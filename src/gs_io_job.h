@@ -1,12 +1,15 @@
 /* gs_io_job.h: what the snapshot front (gs_io.c) shares with the format writers (gs_io_hdf5.c,
- * gs_io_raw.c): one write's state, the failure record and the agreement between ranks. */
+ * gs_io_raw.c): one write's state, the failure record and the agreement between ranks
+ * (gs_io_job.c). It does not include gs_io.h, which only the front needs. */
 #ifndef GS_IO_JOB_H
 #define GS_IO_JOB_H
 
 #include <limits.h>
+#include <mpi.h>
 #include <stdint.h>
 
-#include "gs_io.h"
+#include "gs_error.h"
+#include "gs_snapshot.h"
 
 /* Rows per collective call: 2^18 rows of 3 doubles is 6 MiB of staging buffer. The cap of 2^26
  * keeps every int count of an MPI call below INT_MAX whatever n_total is (2^31 bodies and more):
@@ -22,7 +25,7 @@ struct gs_io_job {
   const struct gs_snapshot *s;
   MPI_Comm comm;
   int rank, size;
-  int ok;                  /* this rank has seen no failure (the agreed value after gs_io_agree) */
+  int ok;                  /* this rank has seen no failure (the agreed value after gs_io_job_agree) */
   struct gs_msg *msg;      /* the first failure's text */
   uint64_t rows;           /* rows per collective call */
   uint64_t calls;          /* collective calls per array: the same number on every rank */
@@ -35,19 +38,19 @@ struct gs_io_job {
 };
 
 /* Record a local failure; the first one is the one reported. */
-void gs_io_fail(struct gs_io_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void gs_io_job_fail(struct gs_io_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The same for a failed MPI call, with MPI's text for rc. */
-void gs_io_mpi_fail(struct gs_io_job *j, const char *call, int rc);
+void gs_io_job_mpi_fail(struct gs_io_job *j, const char *call, int rc);
 
 /* Checkpoint, collective: 1 when every rank is fine; otherwise every rank gets the lowest failing
  * rank's message (so the report does not depend on timing) and 0. */
-int gs_io_agree(struct gs_io_job *j);
+int gs_io_job_agree(struct gs_io_job *j);
 
-/* Rank 0, before any data moves: check and reserve `bytes` for the temporary file (gs_io.c). */
-void gs_io_reserve(struct gs_io_job *j, const char *dir, uint64_t bytes, int keep_size);
+/* Rank 0, before any data moves: check and reserve `bytes` for the temporary file. */
+void gs_io_job_reserve(struct gs_io_job *j, const char *dir, uint64_t bytes, int keep_size);
 
 /* Rows [lo, hi) of this rank's slice that go in collective call k (empty past its end). */
-static inline void gs_io_local_rows(const struct gs_io_job *j, uint64_t k, uint64_t *lo, uint64_t *hi) {
+static inline void gs_io_job_rows(const struct gs_io_job *j, uint64_t k, uint64_t *lo, uint64_t *hi) {
   uint64_t n = j->s->count, a = k * j->rows;
   *lo = a < n ? a : n;
   *hi = n - *lo > j->rows ? *lo + j->rows : n;

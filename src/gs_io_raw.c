@@ -39,14 +39,14 @@ void gs_io_raw_write(struct gs_io_job *j) {
   const struct gs_snapshot *s = j->s;
   uint64_t off[4], n = s->n_total;
   gs_raw_offsets(n, off);
-  if (j->rank == 0) gs_io_reserve(j, j->dir, off[3] + 8 * n, 0);
-  if (!gs_io_agree(j)) return;
+  if (j->rank == 0) gs_io_job_reserve(j, j->dir, off[3] + 8 * n, 0);
+  if (!gs_io_job_agree(j)) return;
   MPI_File fh;
   int rc = MPI_File_open(j->comm, j->tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
-  if (rc != MPI_SUCCESS) gs_io_mpi_fail(j, "MPI_File_open", rc);
-  if (!gs_io_agree(j)) return;
+  if (rc != MPI_SUCCESS) gs_io_job_mpi_fail(j, "MPI_File_open", rc);
+  if (!gs_io_job_agree(j)) return;
   /* The exact size: a stale temporary from a killed run must not leave a longer tail. */
-  if ((rc = MPI_File_set_size(fh, (MPI_Offset)(off[3] + 8 * n))) != MPI_SUCCESS) gs_io_mpi_fail(j, "MPI_File_set_size", rc);
+  if ((rc = MPI_File_set_size(fh, (MPI_Offset)(off[3] + 8 * n))) != MPI_SUCCESS) gs_io_job_mpi_fail(j, "MPI_File_set_size", rc);
   if (j->rank == 0) {
     unsigned char h[GS_RAW_HEADER] = "GSSNAP01";
     uint32_t ver = 1, hb = GS_RAW_HEADER;
@@ -59,7 +59,7 @@ void gs_io_raw_write(struct gs_io_job *j) {
     for (int a = 0; a < 4; a++) gs_put_u64(h + 56 + 8 * a, off[a]);
     if (s->ic) strncpy((char *)h + 88, s->ic, GS_RAW_IC - 1); /* the rest stays NUL */
     MPI_Status st;
-    if ((rc = MPI_File_write_at(fh, 0, h, (int)sizeof h, MPI_BYTE, &st)) != MPI_SUCCESS) gs_io_mpi_fail(j, "MPI_File_write_at (header)", rc);
+    if ((rc = MPI_File_write_at(fh, 0, h, (int)sizeof h, MPI_BYTE, &st)) != MPI_SUCCESS) gs_io_job_mpi_fail(j, "MPI_File_write_at (header)", rc);
   }
   /* Each array through the staging buffer in little-endian order; every rank makes j->calls
    * collective calls per array, with zero bytes once its slice is done. The byte count of one call
@@ -70,7 +70,7 @@ void gs_io_raw_write(struct gs_io_job *j) {
   for (int a = 0; a < 4; a++) {
     for (uint64_t k = 0; k < j->calls; k++) {
       uint64_t lo, hi, w = (uint64_t)width[a];
-      gs_io_local_rows(j, k, &lo, &hi);
+      gs_io_job_rows(j, k, &lo, &hi);
       for (uint64_t i = lo * w; i < hi * w; i++) {
         if (a < 3) gs_put_f64(j->buf + 8 * (i - lo * w), src[a][i]);
         else gs_put_u64(j->buf + 8 * (i - lo), s->first + i);
@@ -79,13 +79,13 @@ void gs_io_raw_write(struct gs_io_job *j) {
       MPI_Status st;
       int got = 0;
       rc = MPI_File_write_at_all(fh, (MPI_Offset)(off[a] + (s->first + lo) * w * 8), j->buf, bytes, MPI_BYTE, &st);
-      if (rc != MPI_SUCCESS) gs_io_mpi_fail(j, "MPI_File_write_at_all", rc);
+      if (rc != MPI_SUCCESS) gs_io_job_mpi_fail(j, "MPI_File_write_at_all", rc);
       else if (bytes && (MPI_Get_count(&st, MPI_BYTE, &got) != MPI_SUCCESS || got != bytes))
-        gs_io_fail(j, "short write (%d of %d bytes): disk full?", got, bytes);
+        gs_io_job_fail(j, "short write (%d of %d bytes): disk full?", got, bytes);
     }
   }
-  if ((rc = MPI_File_sync(fh)) != MPI_SUCCESS) gs_io_mpi_fail(j, "MPI_File_sync", rc);
-  if ((rc = MPI_File_close(&fh)) != MPI_SUCCESS) gs_io_mpi_fail(j, "MPI_File_close", rc);
+  if ((rc = MPI_File_sync(fh)) != MPI_SUCCESS) gs_io_job_mpi_fail(j, "MPI_File_sync", rc);
+  if ((rc = MPI_File_close(&fh)) != MPI_SUCCESS) gs_io_job_mpi_fail(j, "MPI_File_close", rc);
 }
 
 /* A JSON number: %.17g round-trips a double; JSON has no inf or nan, so those become null. */
@@ -125,6 +125,6 @@ void gs_io_raw_write_sidecar(struct gs_io_job *j, const char *dir, int index) {
       PACKAGE_VERSION, j->name, GS_RAW_HEADER, off[3] + 8 * n, n, t, s->step, g, e, esc, g, n, off[0], n, off[1], n,
       off[2], n, off[3]);
   snprintf(path, sizeof path, "%s/snapshot_%03d.json", dir, index);
-  if (len < 0 || (size_t)len >= sizeof json) gs_io_fail(j, "JSON sidecar too long");
-  else if (gs_file_write_atomic(path, json, (size_t)len) != 0) gs_io_fail(j, "cannot write %s: %s", path, strerror(errno));
+  if (len < 0 || (size_t)len >= sizeof json) gs_io_job_fail(j, "JSON sidecar too long");
+  else if (gs_file_write_atomic(path, json, (size_t)len) != 0) gs_io_job_fail(j, "cannot write %s: %s", path, strerror(errno));
 }

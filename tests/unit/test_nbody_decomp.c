@@ -91,6 +91,9 @@ static void gs_test_refuse(void) {
   struct gs_nbody_decomp d;
   struct gs_msg msg = {{0}};
   GS_EXPECT(gs_nbody_decomp_make(&d, 0, 2, &msg) == GS_USAGE && strstr(msg.text, "no bodies"));
+  GS_EXPECT(gs_nbody_decomp_make(&d, 10, 0, &msg) == GS_USAGE && strstr(msg.text, "0 ranks"));
+  GS_EXPECT(d.tiles == NULL && d.tile0 == NULL);
+  gs_nbody_decomp_free(&d); /* harmless after a refusal */
   uint64_t most = (uint64_t)INT_MAX * T; /* INT_MAX whole tiles: the largest that fits */
   GS_EXPECT(gs_nbody_decomp_make(&d, most, 4, &msg) == GS_OK && d.tile0[3] + d.tiles[3] == INT_MAX);
   gs_nbody_decomp_free(&d);
