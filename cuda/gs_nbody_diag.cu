@@ -1,9 +1,10 @@
 /* gs_nbody_diag.cu: per-body diagnostic terms (kinetic and potential energy, momentum, mass
- * moment) as eight double arrays, which the driver sums with the reduction kernels. */
+ * moment) as eight double arrays, which the driver sums with the reduction kernels (gs_cuda.h's
+ * gs_nbody_diag_terms). The grid is fixed (at most 4096 blocks of 256): it needs no launch facts. */
 #include "gs_nbody_internal.cuh"
 
 template <typename T4>
-__global__ void gs_nbody_terms_kernel(const T4 *pos, const T4 *vel, const T4 *acc, uint64_t count, double *t)
+static __global__ void gs_nbody_terms_kernel(const T4 *pos, const T4 *vel, const T4 *acc, uint64_t count, double *t)
 {
   for (uint64_t k = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; k < count; k += (uint64_t)gridDim.x * blockDim.x) {
     const T4 p = pos[k], v = vel[k];
@@ -19,15 +20,19 @@ __global__ void gs_nbody_terms_kernel(const T4 *pos, const T4 *vel, const T4 *ac
   }
 }
 
-extern "C" int gs_cuda_nbody_terms(int precision, const void *pos, const void *vel, const void *acc, uint64_t count,
-                                   double *terms, void *stream)
+extern "C" int gs_nbody_diag_terms(struct gs_cuda_ctx *c, int precision, const void *pos, const void *vel,
+                                   const void *acc, uint64_t count, double *terms, void *stream)
 {
+  (void)c;
   if (count == 0) return 0;
-  const unsigned block = 256, grid = (unsigned)((count + block - 1) / block < 4096 ? (count + block - 1) / block : 4096);
+  const unsigned block = 256;
+  const unsigned grid = (unsigned)((count + block - 1) / block < 4096 ? (count + block - 1) / block : 4096);
   cudaStream_t st = (cudaStream_t)stream;
   if (precision)
-    gs_nbody_terms_kernel<<<grid, block, 0, st>>>((const gs_nb_double4 *)pos, (const gs_nb_double4 *)vel, (const gs_nb_double4 *)acc, count, terms);
+    gs_nbody_terms_kernel<<<grid, block, 0, st>>>((const gs_nb_double4 *)pos, (const gs_nb_double4 *)vel,
+                                                  (const gs_nb_double4 *)acc, count, terms);
   else
-    gs_nbody_terms_kernel<<<grid, block, 0, st>>>((const float4 *)pos, (const float4 *)vel, (const float4 *)acc, count, terms);
+    gs_nbody_terms_kernel<<<grid, block, 0, st>>>((const float4 *)pos, (const float4 *)vel, (const float4 *)acc,
+                                                  count, terms);
   return (int)cudaGetLastError();
 }

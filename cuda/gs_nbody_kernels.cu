@@ -1,5 +1,5 @@
-/* gs_nbody_kernels.cu: the N-body force entry points of gs_cuda.h (gs_cuda_nbody_workspace,
- * gs_cuda_nbody_forces) and every force kernel:
+/* gs_nbody_kernels.cu: the N-body force entry points of gs_cuda.h (gs_nbody_kernels_workspace,
+ * gs_nbody_kernels_launch) and every force kernel:
  *   1..6  the seed 004 tuning ladder (SEEDS.md section 4, after Burtscher), one step per kernel:
  *         global memory, rsqrt, shared-memory tiles, unroll 8, no i != j, FMA ordering;
  *   7     "multi": each thread owns K targets (4 single, 2 double), so one shared-memory load
@@ -12,7 +12,7 @@
  * or the seed 003 cutoff law (eps2 = 0, pairs with r^2 < cut2 exert nothing).
  *
  * Kernels 5+ have no i != j test, so they need eps2 > 0 (Plummer) or cut2 > 0 (cutoff) for the
- * self pair: gs_cuda_nbody_forces refuses zero there; kernels 1..4 accept zero.
+ * self pair: gs_nbody_kernels_launch refuses zero there; kernels 1..4 accept zero.
  *
  * Differences from the seed, none for speed: bodies are AoS (x, y, z, m) float4 / double4, as
  * the interface has them (the seed had SoA arrays); the i != j test of kernels 3 and 4 compares
@@ -20,7 +20,6 @@
  * cutoff law, the potential (a template flag: the force-only path pays nothing) and the double
  * versions are ours. Kernels 5+ count the self term in the potential (m_i / eps) and subtract it
  * after the loop, with the very rsqrt the loop used. */
-#include <atomic>
 #include <cmath>
 
 #include <cuda/std/limits>
@@ -81,7 +80,7 @@ template <> struct gs_nb_shape<double> {
  * Steps 1..4 skip cutoff pairs with a branch, as they skip i == j; steps 5 and 6 have no branch
  * left: a select zeroes 1/r instead (the seed's point of step 5). */
 template <typename T, int LAW, bool POT, int STEP>
-__device__ __forceinline__ void gs_nb_seed_pair(const gs_nb_vec_t<T> &pi, const gs_nb_vec_t<T> &pj,
+static __device__ __forceinline__ void gs_nb_seed_pair(const gs_nb_vec_t<T> &pi, const gs_nb_vec_t<T> &pj,
                                                 T e2, T cut2, T &ax, T &ay, T &az, T &phi)
 {
   const T dx = pj.x - pi.x, dy = pj.y - pi.y, dz = pj.z - pi.z;
@@ -112,7 +111,7 @@ __device__ __forceinline__ void gs_nb_seed_pair(const gs_nb_vec_t<T> &pi, const 
 /* 1 "global", 2 "rsqrt": one thread per target, every source read from global memory (through
  * L1: the whole warp reads the same body), the seed's if (i != j). */
 template <typename T, int LAW, bool POT, int STEP>
-__global__ void __launch_bounds__(GS_NB_SEED_BLOCK)
+static __global__ void __launch_bounds__(GS_NB_SEED_BLOCK)
 gs_nb_global_kernel(const gs_nb_vec_t<T> *__restrict__ pos, uint64_t i_first, uint64_t i_count,
                     uint64_t j_first, uint64_t j_count, gs_nb_vec_t<T> *__restrict__ acc, T G,
                     T e2, T cut2, int accumulate)
@@ -137,7 +136,7 @@ gs_nb_global_kernel(const gs_nb_vec_t<T> *__restrict__ pos, uint64_t i_first, ui
  * of the tile; the inner loop runs over the `bound` bodies the tile has (the last one is partial).
  * Threads past i_count still load and synchronise; they only skip the store. */
 template <typename T, int LAW, bool POT, int STEP>
-__global__ void __launch_bounds__(GS_NB_SEED_BLOCK)
+static __global__ void __launch_bounds__(GS_NB_SEED_BLOCK)
 gs_nb_shared_kernel(const gs_nb_vec_t<T> *__restrict__ pos, uint64_t i_first, uint64_t i_count,
                     uint64_t j_first, uint64_t j_count, gs_nb_vec_t<T> *__restrict__ acc, T G,
                     T e2, T cut2, int accumulate)
@@ -198,7 +197,7 @@ struct gs_nb_targets {
  * of the K loads (and stores later) is coalesced. Targets past i_count sit at the origin with
  * mass 0: they compute harmless values that are never stored. */
 template <typename T>
-__device__ __forceinline__ void gs_nb_load_targets(const gs_nb_vec_t<T> *__restrict__ pos, uint64_t i_first,
+static __device__ __forceinline__ void gs_nb_load_targets(const gs_nb_vec_t<T> *__restrict__ pos, uint64_t i_first,
                                                    uint64_t i_count, uint64_t k0,
                                                    gs_nb_targets<T, gs_nb_shape<T>::K> &t)
 {
@@ -218,7 +217,7 @@ __device__ __forceinline__ void gs_nb_load_targets(const gs_nb_vec_t<T> *__restr
  * interaction: 3 sub, 3 FMA for dsq (the step 6 ordering), 1 rsqrt, 3 mul, 3 FMA; the potential
  * adds one add (m/r is the first product of the scale anyway); the cutoff a compare and select. */
 template <typename T, int LAW, bool POT>
-__device__ __forceinline__ void gs_nb_multi_tiles(const gs_nb_vec_t<T> *__restrict__ pos, uint64_t jb,
+static __device__ __forceinline__ void gs_nb_multi_tiles(const gs_nb_vec_t<T> *__restrict__ pos, uint64_t jb,
                                                   uint64_t je, T e2, T cut2, gs_nb_vec_t<T> *tile,
                                                   gs_nb_targets<T, gs_nb_shape<T>::K> &t)
 {
@@ -270,7 +269,7 @@ __device__ __forceinline__ void gs_nb_multi_tiles(const gs_nb_vec_t<T> *__restri
 /* Take the self term out of the potential (Plummer; the cutoff law never counted it): the loop
  * added m_i * rsqrt_lean(eps2) when i is a source. */
 template <typename T, int LAW, bool POT>
-__device__ __forceinline__ T gs_nb_self_fix(T phi, T m, uint64_t i, uint64_t j_first,
+static __device__ __forceinline__ T gs_nb_self_fix(T phi, T m, uint64_t i, uint64_t j_first,
                                             uint64_t j_count, T e2)
 {
   if constexpr (POT && LAW == GS_LAW_PLUMMER)
@@ -280,7 +279,7 @@ __device__ __forceinline__ T gs_nb_self_fix(T phi, T m, uint64_t i, uint64_t j_f
 
 /* 7 "multi": one block per B*K targets, all sources. */
 template <typename T, int LAW, bool POT>
-__global__ void __launch_bounds__(gs_nb_shape<T>::B, gs_nb_shape<T>::MINB)
+static __global__ void __launch_bounds__(gs_nb_shape<T>::B, gs_nb_shape<T>::MINB)
 gs_nb_multi_kernel(const gs_nb_vec_t<T> *__restrict__ pos, uint64_t i_first, uint64_t i_count,
                    uint64_t j_first, uint64_t j_count, gs_nb_vec_t<T> *__restrict__ acc, T G, T e2,
                    T cut2, int accumulate)
@@ -304,7 +303,7 @@ gs_nb_multi_kernel(const gs_nb_vec_t<T> *__restrict__ pos, uint64_t i_first, uin
  * [j_first + y*slice_len, ...) clipped to the range, and stores its raw sums (no G, no sign, no
  * self fix) as part[y*i_count + k]: every slice's row is written coalesced. */
 template <typename T, int LAW, bool POT>
-__global__ void __launch_bounds__(gs_nb_shape<T>::B, gs_nb_shape<T>::MINB)
+static __global__ void __launch_bounds__(gs_nb_shape<T>::B, gs_nb_shape<T>::MINB)
 gs_nb_slice_kernel(const gs_nb_vec_t<T> *__restrict__ pos, uint64_t i_first, uint64_t i_count,
                    uint64_t j_first, uint64_t j_count, uint64_t slice_len, T e2, T cut2,
                    gs_nb_vec_t<T> *__restrict__ part)
@@ -329,7 +328,7 @@ gs_nb_slice_kernel(const gs_nb_vec_t<T> *__restrict__ pos, uint64_t i_first, uin
 /* 8 "jsplit", second launch: one thread per target adds its `slices` partials in slice order
  * (the same order every run), then finishes as kernel 7 does. */
 template <typename T, int LAW, bool POT>
-__global__ void __launch_bounds__(GS_NB_SEED_BLOCK)
+static __global__ void __launch_bounds__(GS_NB_SEED_BLOCK)
 gs_nb_slice_sum_kernel(const gs_nb_vec_t<T> *__restrict__ pos, uint64_t i_first, uint64_t i_count,
                        uint64_t j_first, uint64_t j_count, const gs_nb_vec_t<T> *__restrict__ part,
                        unsigned slices, gs_nb_vec_t<T> *__restrict__ acc, T G, T e2, int accumulate)
@@ -364,31 +363,12 @@ gs_nb_slice_sum_kernel(const gs_nb_vec_t<T> *__restrict__ pos, uint64_t i_first,
 #define GS_NB_SPLIT_GAIN 0.05
 #define GS_NB_SPLIT_SLACK 0.03
 #define GS_NB_MAX_SLICES 256u
-#define GS_NB_MAX_DEVICES 64
 
 struct gs_nb_plan {
   unsigned slices;    /* 1: kernel 7's launch, no workspace */
   uint64_t slice_len; /* sources per slice, a multiple of the tile but for the last slice */
   size_t ws;          /* partials: slices * i_count vectors */
 };
-
-/* Resident blocks per SM of the slice kernel, cached per device (racing threads store the same
- * value): the answer needs the kernel's attributes, a few microseconds per call otherwise. */
-template <typename T, int LAW, bool POT>
-static cudaError_t gs_nb_slice_occupancy(int dev, int *occ)
-{
-  static std::atomic<int> cache[GS_NB_MAX_DEVICES];
-  int o = dev < GS_NB_MAX_DEVICES ? cache[dev].load(std::memory_order_relaxed) : 0;
-  if (o == 0) {
-    const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &o, gs_nb_slice_kernel<T, LAW, POT>, gs_nb_shape<T>::B, 0);
-    if (e != cudaSuccess) return e;
-    if (o < 1) o = 1;
-    if (dev < GS_NB_MAX_DEVICES) cache[dev].store(o, std::memory_order_relaxed);
-  }
-  *occ = o;
-  return cudaSuccess;
-}
 
 /* Predicted time of `blocks` blocks of tps tiles each (see above). */
 static double gs_nb_grid_time(uint64_t blocks, uint64_t tps, int sms, int occ)
@@ -397,8 +377,10 @@ static double gs_nb_grid_time(uint64_t blocks, uint64_t tps, int sms, int occ)
   return (double)(waves * occ) * (double)tps;
 }
 
+/* The SM count and the slice kernel's occupancy come from the launch context c: the same c gives
+ * the workspace query and the launch the same plan. */
 template <typename T, int LAW, bool POT>
-static cudaError_t gs_nb_split_plan(uint64_t i_count, uint64_t j_count, gs_nb_plan *p)
+static cudaError_t gs_nb_split_plan(struct gs_cuda_ctx *c, uint64_t i_count, uint64_t j_count, gs_nb_plan *p)
 {
   constexpr uint64_t B = gs_nb_shape<T>::B, K = gs_nb_shape<T>::K;
   p->slices = 1;
@@ -406,10 +388,9 @@ static cudaError_t gs_nb_split_plan(uint64_t i_count, uint64_t j_count, gs_nb_pl
   p->ws = 0;
   const uint64_t bi = (i_count + B * K - 1) / (B * K), jt = (j_count + B - 1) / B;
   if (jt < 2) return cudaSuccess;
-  int dev = 0, sms = 0, occ = 0;
-  cudaError_t e = cudaGetDevice(&dev);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  if (e == cudaSuccess) e = gs_nb_slice_occupancy<T, LAW, POT>(dev, &occ);
+  int sms = c->sm_count, occ = 0;
+  const cudaError_t e = (cudaError_t)gs_cuda_ctx_occupancy(c, (const void *)gs_nb_slice_kernel<T, LAW, POT>,
+                                                           gs_nb_shape<T>::B, &occ);
   if (e != cudaSuccess) return e;
   if (sms < 1) sms = 1;
 
@@ -448,7 +429,8 @@ static unsigned gs_nb_blocks(uint64_t n, uint64_t per)
 /* Plan (need != NULL: store the workspace bytes, launch nothing) or launch one force evaluation.
  * The arguments were checked by gs_nb_check; i_count >= 1. */
 template <typename T, int LAW, bool POT>
-static cudaError_t gs_nb_launch(const struct gs_nbody_force_args *a, cudaStream_t st, size_t *need)
+static cudaError_t gs_nb_launch(struct gs_cuda_ctx *c, const struct gs_nbody_force_args *a, cudaStream_t st,
+                                size_t *need)
 {
   using V = gs_nb_vec_t<T>;
   constexpr int B = gs_nb_shape<T>::B, K = gs_nb_shape<T>::K;
@@ -460,7 +442,7 @@ static cudaError_t gs_nb_launch(const struct gs_nbody_force_args *a, cudaStream_
 
   gs_nb_plan plan = {1, nj, 0};
   if (a->kernel == GS_NK_JSPLIT) {
-    const cudaError_t e = gs_nb_split_plan<T, LAW, POT>(ni, nj, &plan);
+    const cudaError_t e = gs_nb_split_plan<T, LAW, POT>(c, ni, nj, &plan);
     if (e != cudaSuccess) return e;
   }
   const unsigned gseed = gs_nb_blocks(ni, GS_NB_SEED_BLOCK), gmulti = gs_nb_blocks(ni, (uint64_t)B * K);
@@ -504,12 +486,15 @@ static cudaError_t gs_nb_launch(const struct gs_nbody_force_args *a, cudaStream_
 }
 
 template <typename T>
-static cudaError_t gs_nb_launch_t(const struct gs_nbody_force_args *a, cudaStream_t st, size_t *need)
+static cudaError_t gs_nb_launch_t(struct gs_cuda_ctx *c, const struct gs_nbody_force_args *a, cudaStream_t st,
+                                  size_t *need)
 {
   const bool pot = a->potential != 0;
   if (a->law == GS_LAW_PLUMMER)
-    return pot ? gs_nb_launch<T, GS_LAW_PLUMMER, true>(a, st, need) : gs_nb_launch<T, GS_LAW_PLUMMER, false>(a, st, need);
-  return pot ? gs_nb_launch<T, GS_LAW_CUTOFF, true>(a, st, need) : gs_nb_launch<T, GS_LAW_CUTOFF, false>(a, st, need);
+    return pot ? gs_nb_launch<T, GS_LAW_PLUMMER, true>(c, a, st, need)
+               : gs_nb_launch<T, GS_LAW_PLUMMER, false>(c, a, st, need);
+  return pot ? gs_nb_launch<T, GS_LAW_CUTOFF, true>(c, a, st, need)
+             : gs_nb_launch<T, GS_LAW_CUTOFF, false>(c, a, st, need);
 }
 
 /* A length in precision T that is finite and >= 0; with positive, a normal number (kernels 5+
@@ -544,25 +529,27 @@ static cudaError_t gs_nb_check(const struct gs_nbody_force_args *a, bool launchi
   return cudaSuccess;
 }
 
-/* Returns 0 for invalid arguments (gs_cuda_nbody_forces then fails with cudaErrorInvalidValue),
+/* Returns 0 for invalid arguments (gs_nbody_kernels_launch then fails with cudaErrorInvalidValue),
  * for every kernel but 8, and for kernel 8 when the targets fill the GPU without a split. The
- * answer depends on the current device (its SM count and the kernel's occupancy there). */
-extern "C" size_t gs_cuda_nbody_workspace(const struct gs_nbody_force_args *a)
+ * answer depends on c's device (its SM count and the kernel's occupancy there). */
+extern "C" size_t gs_nbody_kernels_workspace(struct gs_cuda_ctx *c, const struct gs_nbody_force_args *a)
 {
   size_t need = 0;
-  if (gs_nb_check(a, false) != cudaSuccess || a->kernel != GS_NK_JSPLIT || a->i_count == 0) return 0;
-  const cudaError_t e = a->precision == 0 ? gs_nb_launch_t<float>(a, 0, &need) : gs_nb_launch_t<double>(a, 0, &need);
+  if (!c || gs_nb_check(a, false) != cudaSuccess || a->kernel != GS_NK_JSPLIT || a->i_count == 0) return 0;
+  const cudaError_t e =
+      a->precision == 0 ? gs_nb_launch_t<float>(c, a, 0, &need) : gs_nb_launch_t<double>(c, a, 0, &need);
   return e == cudaSuccess ? need : 0;
 }
 
 /* No targets: nothing to do and nothing launched. No sources: the kernels run with an empty loop,
  * so acc is overwritten with zeros (or left as it is when accumulating). */
-extern "C" int gs_cuda_nbody_forces(const struct gs_nbody_force_args *a, void *stream)
+extern "C" int gs_nbody_kernels_launch(struct gs_cuda_ctx *c, const struct gs_nbody_force_args *a, void *stream)
 {
+  if (!c) return (int)cudaErrorInvalidValue;
   cudaError_t e = gs_nb_check(a, true);
   if (e != cudaSuccess) return (int)e;
   if (a->i_count == 0) return (int)cudaSuccess;
   const cudaStream_t st = (cudaStream_t)stream;
-  e = a->precision == 0 ? gs_nb_launch_t<float>(a, st, NULL) : gs_nb_launch_t<double>(a, st, NULL);
+  e = a->precision == 0 ? gs_nb_launch_t<float>(c, a, st, NULL) : gs_nb_launch_t<double>(c, a, st, NULL);
   return (int)e;
 }

@@ -1,5 +1,5 @@
 /* gs_reduce_cub.cu: the CUB baseline, kernel id GS_RK_CUB (10): cub::DeviceReduce from the CCCL
- * that ships with the CUDA toolkit. Owns gs_reduce_cub (gs_reduce_cub.h) and nothing else; the
+ * that ships with the CUDA toolkit. Owns gs_reduce_cub_run (gs_reduce_cub.h) and nothing else; the
  * dispatcher in gs_reduce_kernels.cu hands it the workspace past the header.
  *
  * Every element is converted to the accumulator type before it is combined (int -> long long,
@@ -20,7 +20,11 @@
 #include "gs_reduce_internal.cuh"
 
 /* The element -> accumulator conversion and the three ops. CUB takes them as functor objects;
- * these are the only structs in our CUDA code, because CUB's interface wants them. */
+ * these are the only structs in our CUDA code, because CUB's interface wants them. They live in
+ * an anonymous namespace so that every CUB template instantiated with them (its kernels and
+ * dispatch functions) has internal linkage too: this object exports gs_reduce_cub_run and CUB's
+ * own type-independent helpers, none of our instantiations. */
+namespace {
 template <typename T, typename A>
 struct gs_cub_to_acc {
   __host__ __device__ __forceinline__ A operator()(T x) const { return (A)x; }
@@ -29,6 +33,7 @@ template <int OP>
 struct gs_cub_op {
   template <typename A> __device__ __forceinline__ A operator()(A a, A b) const { return gs_combine<OP, A>(a, b); }
 };
+} // namespace
 
 template <typename T, typename A, typename Op>
 static cudaError_t gs_cub_run(const void *d_in, uint64_t n, void *d_temp, size_t *temp_bytes,
@@ -62,8 +67,8 @@ static cudaError_t gs_cub_typed(int op, const void *d_in, uint64_t n, void *d_te
   }
 }
 
-extern "C" int gs_reduce_cub(int dtype, int op, const void *d_in, uint64_t n, void *d_temp,
-                             size_t *temp_bytes, void *d_out, void *stream)
+extern "C" int gs_reduce_cub_run(int dtype, int op, const void *d_in, uint64_t n, void *d_temp, size_t *temp_bytes,
+                                 void *d_out, void *stream)
 {
   cudaStream_t st = (cudaStream_t)stream;
   cudaError_t e;

@@ -17,8 +17,8 @@ extern "C" {
  * CUB's own convention: with d_temp == NULL it only stores the temp bytes it needs in *temp_bytes
  * and launches nothing; otherwise *temp_bytes is what d_temp holds, and too little gives
  * cudaErrorInvalidValue. Asynchronous on stream (a cudaStream_t). Returns a cudaError_t. */
-int gs_reduce_cub(int dtype, int op, const void *d_in, uint64_t n, void *d_temp,
-                  size_t *temp_bytes, void *d_out, void *stream);
+int gs_reduce_cub_run(int dtype, int op, const void *d_in, uint64_t n, void *d_temp, size_t *temp_bytes, void *d_out,
+                      void *stream);
 
 #ifdef __cplusplus
 }

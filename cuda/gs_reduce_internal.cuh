@@ -1,10 +1,11 @@
 /* gs_reduce_internal.cuh: shared by the reduction sources in cuda/ (CUDA C++ only, never
  * included from C). Owns what the ladder (gs_reduce_ladder.cu) and the modern kernels plus the
  * dispatcher (gs_reduce_kernels.cu) have in common:
- *   - the combine operator and its identity, selected at compile time by the gs_op value;
+ *   - the combine operator and its identity, selected at compile time by the gs_op value (the
+ *     identity is gs_acc_identity of gs_acc.h, the one every backend uses);
  *   - the workspace layout shared by every kernel id;
  *   - warp and block reductions built on __shfl_down_sync;
- *   - the persistent-grid size (SMs x occupancy, cached) of kernels 7, 8 and 9;
+ *   - the persistent-grid size (SMs x occupancy, from the launch context) of kernels 7, 8 and 9;
  *   - the ladder's entry point, called by the dispatcher.
  * Accumulator types: long long for int inputs, double for float and double inputs (gs_types.h). */
 #ifndef GS_REDUCE_INTERNAL_CUH
@@ -14,11 +15,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <atomic>
-
 #include <cuda/std/limits>
+#include <cuda/std/type_traits>
 
-#include "gs_types.h"
+#include "gs_acc.h"
+#include "gs_cuda.h"
 
 /* Workspace layout, the same for every kernel id, so that one workspace sized for the largest
  * need can serve all kernels in turn: bytes [0, GS_WS_HEADER) hold onepass' arrival counter and
@@ -31,7 +32,8 @@
 static inline size_t gs_ws_align(size_t b) { return (b + 255) & ~(size_t)255; }
 
 /* Combine two values under op OP. Written as compare-and-select, not fmin/fmax, so that MIN/MAX
- * return one of the operands bit for bit (the exact extreme element). */
+ * return one of the operands bit for bit (the exact extreme element): gs_acc_combine's rule,
+ * here for any type, because kernels 8 and 9 also combine elements before they widen them. */
 template <int OP, typename A>
 __device__ __forceinline__ A gs_combine(A a, A b)
 {
@@ -43,20 +45,30 @@ __device__ __forceinline__ A gs_combine(A a, A b)
     return a < b ? b : a;
 }
 
-/* Neutral element of OP in type V, used to pad threads and blocks that hold no data. For
- * floating types MIN/MAX use +-infinity, so that an input of infinities still returns itself;
- * n == 0 never reaches a kernel (the dispatcher writes gs_empty_result there). */
+/* Neutral element of OP in type V, used to pad threads and blocks that hold no data:
+ * gs_acc_identity (0; +-infinity for doubles, so that an input of infinities still returns itself;
+ * the int64 extremes for ints). V is an accumulator type (long long, double), or, in the MIN/MAX
+ * thread accumulators of kernels 8 and 9 (gs_tacc_t in gs_reduce_kernels.cu), the element type
+ * itself. For float that is the same value (0 and +-infinity are exact in float and widen back
+ * unchanged). An int cannot hold the int64 extremes: it gets them saturated, INT32_MAX / INT32_MIN,
+ * which widen to values that are no int64 identity but are neutral for every value an int32 input
+ * can put into the accumulator; and the padding never is the result, since a kernel always sees
+ * at least one element (n == 0 never reaches a kernel: the dispatcher writes gs_acc_identity). */
 template <int OP, typename V>
-__host__ __device__ constexpr V gs_identity()
+static __host__ __device__ __forceinline__ V gs_identity()
 {
-  if constexpr (OP == GS_OP_SUM)
-    return V(0);
-  else if constexpr (OP == GS_OP_MIN)
-    return cuda::std::numeric_limits<V>::has_infinity ? cuda::std::numeric_limits<V>::infinity()
-                                                      : cuda::std::numeric_limits<V>::max();
-  else
-    return cuda::std::numeric_limits<V>::has_infinity ? -cuda::std::numeric_limits<V>::infinity()
-                                                      : cuda::std::numeric_limits<V>::lowest();
+  if constexpr (cuda::std::is_same_v<V, long long>) {
+    return gs_acc_identity(GS_DTYPE_INT32, OP).i;
+  } else if constexpr (cuda::std::is_same_v<V, double>) {
+    return gs_acc_identity(GS_DTYPE_DOUBLE, OP).d;
+  } else if constexpr (cuda::std::is_same_v<V, float>) {
+    return (float)gs_acc_identity(GS_DTYPE_FLOAT, OP).d;
+  } else {
+    static_assert(cuda::std::is_same_v<V, int>, "gs_identity: an accumulator or element type");
+    const long long a = gs_acc_identity(GS_DTYPE_INT32, OP).i;
+    constexpr int hi = cuda::std::numeric_limits<int>::max(), lo = cuda::std::numeric_limits<int>::lowest();
+    return a > hi ? hi : a < lo ? lo : (int)a;
+  }
 }
 
 /* Sum of a warp's 32 values into lane 0, in a fixed tree order. */
@@ -86,38 +98,25 @@ __device__ __forceinline__ A gs_block_reduce(A v)
   return v;
 }
 
-/* Devices whose occupancy figures gs_persistent_grid caches (more still work, uncached). */
-#define GS_MAX_DEVICES 64
-
 /* Persistent grid for a kernel (kernels 7, 8, 9): SM count x resident blocks per SM at this block
- * size. The SM count is read every call (a cheap attribute read); the occupancy answer, which has
- * to look up the kernel's attributes, is cached per kernel, device and block size, because at 2^20
- * elements each microsecond of host time per call shows. Racing threads store the same value. */
+ * size, both from the launch context c (read once per device and remembered there: at 2^20
+ * elements each microsecond of host time per call shows). */
 template <auto Kernel>
-static cudaError_t gs_persistent_grid(int block, uint64_t *grid)
+static cudaError_t gs_persistent_grid(struct gs_cuda_ctx *c, int block, uint64_t *grid)
 {
-  static std::atomic<int> cache[GS_MAX_DEVICES][6];
-  int dev = 0, sms = 0, per_sm = 0, lg = 0;
-  cudaError_t e = cudaGetDevice(&dev);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  int per_sm = 0;
+  const cudaError_t e = (cudaError_t)gs_cuda_ctx_occupancy(c, (const void *)Kernel, block, &per_sm);
   if (e != cudaSuccess) return e;
-  while ((32 << lg) < block) ++lg;
-  if (dev < GS_MAX_DEVICES) per_sm = cache[dev][lg].load(std::memory_order_relaxed);
-  if (per_sm == 0) {
-    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, block, 0);
-    if (e != cudaSuccess) return e;
-    if (per_sm < 1) per_sm = 1;
-    if (dev < GS_MAX_DEVICES) cache[dev][lg].store(per_sm, std::memory_order_relaxed);
-  }
-  *grid = (uint64_t)sms * (uint64_t)per_sm;
+  *grid = (uint64_t)c->sm_count * (uint64_t)per_sm;
   return cudaSuccess;
 }
 
 /* The seed ladder, kernels 1..7 (gs_reduce_ladder.cu). With need != NULL it only stores the
  * workspace bytes the call would use and launches nothing; otherwise it checks ws_bytes against
- * that and launches on `stream`. n >= 1, block is a valid power of two: the dispatcher checked. */
-cudaError_t gs_ladder_reduce(int kernel, int dtype, int op, const void *d_in, uint64_t n,
-                             void *d_ws, size_t ws_bytes, void *d_out, int block,
-                             cudaStream_t stream, size_t *need);
+ * that and launches on `stream`. n >= 1, block is a valid power of two, c is not NULL: the
+ * dispatcher checked. C linkage, like every entry point in cuda/, so its symbol is its name. */
+extern "C" cudaError_t gs_reduce_ladder_launch(struct gs_cuda_ctx *c, int kernel, int dtype, int op,
+                                               const void *d_in, uint64_t n, void *d_ws, size_t ws_bytes,
+                                               void *d_out, int block, cudaStream_t stream, size_t *need);
 
 #endif

@@ -1,5 +1,5 @@
-/* gs_reduce_kernels.cu: the reduction entry points of gs_cuda.h (gs_cuda_reduce_workspace,
- * gs_cuda_reduce) and our modern kernels:
+/* gs_reduce_kernels.cu: the reduction entry points of gs_cuda.h (gs_reduce_kernels_workspace,
+ * gs_reduce_kernels_launch) and our modern kernels:
  *   8 "vec":     each thread of a persistent grid streams 16-byte vectors, GS_VEC_UNROLL loads in
  *                flight per step, into a register accumulator; shuffle block reduction; one partial
  *                per block; a second, single-block launch reduces the partials into d_out.
@@ -7,6 +7,8 @@
  *                the workspace header) reduces all partials in index order and resets the counter.
  * The dispatcher validates arguments, handles n == 0, and routes kernels 1..7 to
  * gs_reduce_ladder.cu and kernel 10 to gs_reduce_cub.cu. Workspace layout: gs_reduce_internal.cuh.
+ * Launch facts (SM count, occupancy) come from the caller's struct gs_cuda_ctx, so the workspace
+ * query and the launch make the same plan when given the same context.
  *
  * Determinism: the grid depends only on (device, kernel, n, block); every thread reduces a fixed
  * set of elements in a fixed order; blocks and partials combine in fixed trees. No floating-point
@@ -45,7 +47,7 @@ using gs_tacc_t = cuda::std::conditional_t<OP == GS_OP_SUM, A, T>;
 
 /* Combine the lanes of one vector: a two-level tree for four lanes, one step for two. */
 template <int OP, typename T, typename A>
-__device__ __forceinline__ gs_tacc_t<OP, T, A> gs_fold(gs_vec_t<T> v)
+static __device__ __forceinline__ gs_tacc_t<OP, T, A> gs_fold(gs_vec_t<T> v)
 {
   using TA = gs_tacc_t<OP, T, A>;
   if constexpr (sizeof(T) == 8)
@@ -56,7 +58,7 @@ __device__ __forceinline__ gs_tacc_t<OP, T, A> gs_fold(gs_vec_t<T> v)
 
 /* Streaming 16-byte load: read once, so ask the caches to evict it first (ld.global.cs). */
 template <typename V>
-__device__ __forceinline__ V gs_ld_stream(const V *p)
+static __device__ __forceinline__ V gs_ld_stream(const V *p)
 {
   return __ldcs(p);
 }
@@ -71,7 +73,7 @@ __device__ __forceinline__ V gs_ld_stream(const V *p)
  * The trip count is computed once, so the loop itself costs a pointer add and a counter. The
  * vectors past the last whole tile (fewer than one tile) are spread over the whole grid. */
 template <int OP, typename T, typename A>
-__device__ __forceinline__ gs_tacc_t<OP, T, A> gs_vec_thread(const T *__restrict__ in, uint64_t n)
+static __device__ __forceinline__ gs_tacc_t<OP, T, A> gs_vec_thread(const T *__restrict__ in, uint64_t n)
 {
   using V = gs_vec_t<T>;
   using TA = gs_tacc_t<OP, T, A>;
@@ -119,7 +121,7 @@ __device__ __forceinline__ gs_tacc_t<OP, T, A> gs_vec_thread(const T *__restrict
  * t, t + blockDim.x, ..., then the fixed block tree. Reads go to L2 (__ldcg): in onepass the
  * partials were written by other blocks of the same launch, and L1 is not coherent. */
 template <int OP, typename A>
-__device__ __forceinline__ A gs_reduce_partials(const A *partials, unsigned m)
+static __device__ __forceinline__ A gs_reduce_partials(const A *partials, unsigned m)
 {
   A v = gs_identity<OP, A>();
   for (unsigned i = threadIdx.x; i < m; i += blockDim.x) v = gs_combine<OP, A>(v, __ldcg(partials + i));
@@ -128,7 +130,7 @@ __device__ __forceinline__ A gs_reduce_partials(const A *partials, unsigned m)
 
 /* 8 "vec", first launch: one partial per block (into d_out itself when the grid is one block). */
 template <int OP, typename T, typename A>
-__global__ void gs_vec_kernel(const T *__restrict__ in, uint64_t n, A *partials)
+static __global__ void gs_vec_kernel(const T *__restrict__ in, uint64_t n, A *partials)
 {
   const A b = gs_block_reduce<OP, A>((A)gs_vec_thread<OP, T, A>(in, n));
   if (threadIdx.x == 0) partials[blockIdx.x] = b;
@@ -136,7 +138,7 @@ __global__ void gs_vec_kernel(const T *__restrict__ in, uint64_t n, A *partials)
 
 /* 8 "vec", second launch: one block reduces the m partials into out. */
 template <int OP, typename A>
-__global__ void __launch_bounds__(1024) gs_vec_final_kernel(const A *partials, unsigned m, A *out)
+static __global__ void __launch_bounds__(1024) gs_vec_final_kernel(const A *partials, unsigned m, A *out)
 {
   const A r = gs_reduce_partials<OP, A>(partials, m);
   if (threadIdx.x == 0) *out = r;
@@ -146,8 +148,8 @@ __global__ void __launch_bounds__(1024) gs_vec_final_kernel(const A *partials, u
  * last reduces every partial in index order (not arrival order: deterministic), writes out and
  * resets the counter for the next launch on this workspace. */
 template <int OP, typename T, typename A>
-__global__ void gs_onepass_kernel(const T *__restrict__ in, uint64_t n, A *partials, unsigned *counter,
-                                  A *out)
+static __global__ void gs_onepass_kernel(const T *__restrict__ in, uint64_t n, A *partials, unsigned *counter,
+                                         A *out)
 {
   __shared__ bool am_last;
   const A b = gs_block_reduce<OP, A>((A)gs_vec_thread<OP, T, A>(in, n));
@@ -176,7 +178,7 @@ __global__ void gs_onepass_kernel(const T *__restrict__ in, uint64_t n, A *parti
 }
 
 /* n == 0: write the result of an empty reduction. */
-__global__ void gs_fill_acc_kernel(long long *out, long long bits) { *out = bits; }
+static __global__ void gs_fill_acc_kernel(union gs_acc *out, union gs_acc v) { *out = v; }
 
 /* ---- host side ------------------------------------------------------------------------------ */
 
@@ -184,17 +186,16 @@ __global__ void gs_fill_acc_kernel(long long *out, long long bits) { *out = bits
  * The grid is the persistent one, capped by the tiles the data has (at least one block), so small
  * inputs get no idle blocks and onepass at 2^20 runs in one short wave. */
 template <int OP, typename T, typename A>
-static cudaError_t gs_modern_typed(int kernel, const void *d_in, uint64_t n, void *d_ws,
-                                   size_t ws_bytes, void *d_out, int block, cudaStream_t st,
-                                   size_t *need)
+static cudaError_t gs_modern_typed(struct gs_cuda_ctx *c, int kernel, const void *d_in, uint64_t n, void *d_ws,
+                                   size_t ws_bytes, void *d_out, int block, cudaStream_t st, size_t *need)
 {
   const T *in = (const T *)d_in;
   unsigned char *ws = (unsigned char *)d_ws;
   A *out = (A *)d_out;
   const bool onepass = kernel == GS_RK_ONEPASS;
   uint64_t grid = 0;
-  cudaError_t e = onepass ? gs_persistent_grid<gs_onepass_kernel<OP, T, A>>(block, &grid)
-                          : gs_persistent_grid<gs_vec_kernel<OP, T, A>>(block, &grid);
+  cudaError_t e = onepass ? gs_persistent_grid<gs_onepass_kernel<OP, T, A>>(c, block, &grid)
+                          : gs_persistent_grid<gs_vec_kernel<OP, T, A>>(c, block, &grid);
   if (e != cudaSuccess) return e;
   /* Blocks that have a whole tile of work (a slight overcount: head and tail are scalar). */
   const uint64_t tile = (uint64_t)block * GS_VEC_UNROLL * (16 / sizeof(T));
@@ -217,37 +218,42 @@ static cudaError_t gs_modern_typed(int kernel, const void *d_in, uint64_t n, voi
 }
 
 template <typename T, typename A>
-static cudaError_t gs_modern_op(int kernel, int op, const void *d_in, uint64_t n, void *d_ws,
-                                size_t ws_bytes, void *d_out, int block, cudaStream_t st,
+static cudaError_t gs_modern_op(struct gs_cuda_ctx *c, int kernel, int op, const void *d_in, uint64_t n,
+                                void *d_ws, size_t ws_bytes, void *d_out, int block, cudaStream_t st,
                                 size_t *need)
 {
   switch (op) {
-  case GS_OP_SUM: return gs_modern_typed<GS_OP_SUM, T, A>(kernel, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
-  case GS_OP_MIN: return gs_modern_typed<GS_OP_MIN, T, A>(kernel, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
-  default:        return gs_modern_typed<GS_OP_MAX, T, A>(kernel, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
+  case GS_OP_SUM:
+    return gs_modern_typed<GS_OP_SUM, T, A>(c, kernel, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
+  case GS_OP_MIN:
+    return gs_modern_typed<GS_OP_MIN, T, A>(c, kernel, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
+  default:
+    return gs_modern_typed<GS_OP_MAX, T, A>(c, kernel, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
   }
 }
 
-/* The result of reducing nothing, as the bits of a union gs_acc: 0 for sums, the accumulator
- * type's largest value for MIN and its lowest for MAX. */
-static long long gs_empty_result(int dtype, int op)
+/* Kernel 10: CUB sizes its own temp storage; the workspace header stays ours. */
+static cudaError_t gs_dispatch_cub(int dtype, int op, const void *d_in, uint64_t n, void *d_ws, size_t ws_bytes,
+                                   void *d_out, cudaStream_t st, size_t *need)
 {
-  union gs_acc r;
-  if (dtype == GS_DTYPE_INT32)
-    r.i = op == GS_OP_SUM ? 0 : op == GS_OP_MIN ? INT64_MAX : INT64_MIN;
-  else
-    r.d = op == GS_OP_SUM ? 0.0 : op == GS_OP_MIN ? cuda::std::numeric_limits<double>::max()
-                                                  : cuda::std::numeric_limits<double>::lowest();
-  return (long long)r.i;
+  size_t temp = 0;
+  if (need) {
+    const cudaError_t e = (cudaError_t)gs_reduce_cub_run(dtype, op, NULL, n, NULL, &temp, NULL, st);
+    *need = GS_WS_HEADER + temp;
+    return e;
+  }
+  if (!d_ws || ws_bytes <= GS_WS_HEADER) return cudaErrorInvalidValue;
+  temp = ws_bytes - GS_WS_HEADER;
+  return (cudaError_t)gs_reduce_cub_run(dtype, op, d_in, n, (unsigned char *)d_ws + GS_WS_HEADER, &temp, d_out, st);
 }
 
 /* Shared by both entry points so that the workspace they agree on comes from one plan: with need
  * != NULL it only sizes the workspace, otherwise it launches. */
-static cudaError_t gs_reduce_dispatch(int kernel, int dtype, int op, const void *d_in, uint64_t n,
-                                      void *d_ws, size_t ws_bytes, void *d_out, int block,
+static cudaError_t gs_reduce_dispatch(struct gs_cuda_ctx *c, int kernel, int dtype, int op, const void *d_in,
+                                      uint64_t n, void *d_ws, size_t ws_bytes, void *d_out, int block,
                                       cudaStream_t st, size_t *need)
 {
-  if (kernel < GS_RK_INTERLEAVED || kernel >= GS_RK_COUNT) return cudaErrorInvalidValue;
+  if (!c || kernel < GS_RK_INTERLEAVED || kernel >= GS_RK_COUNT) return cudaErrorInvalidValue;
   if (dtype < 0 || dtype >= GS_DTYPE_COUNT || op < 0 || op >= GS_OP_COUNT) return cudaErrorInvalidValue;
   if (kernel != GS_RK_CUB && (block < 32 || block > 1024 || (block & (block - 1)) != 0))
     return cudaErrorInvalidValue;
@@ -255,43 +261,37 @@ static cudaError_t gs_reduce_dispatch(int kernel, int dtype, int op, const void 
 
   if (n == 0) {
     if (need) { *need = 0; return cudaSuccess; }
-    gs_fill_acc_kernel<<<1, 1, 0, st>>>((long long *)d_out, gs_empty_result(dtype, op));
+    gs_fill_acc_kernel<<<1, 1, 0, st>>>((union gs_acc *)d_out, gs_acc_identity(dtype, op));
     return cudaGetLastError();
   }
-  if (kernel == GS_RK_CUB) {
-    size_t temp = 0;
-    if (need) {
-      const cudaError_t e = (cudaError_t)gs_reduce_cub(dtype, op, NULL, n, NULL, &temp, NULL, st);
-      *need = GS_WS_HEADER + temp;
-      return e;
-    }
-    if (!d_ws || ws_bytes <= GS_WS_HEADER) return cudaErrorInvalidValue;
-    temp = ws_bytes - GS_WS_HEADER;
-    return (cudaError_t)gs_reduce_cub(dtype, op, d_in, n, (unsigned char *)d_ws + GS_WS_HEADER, &temp, d_out, st);
-  }
+  if (kernel == GS_RK_CUB) return gs_dispatch_cub(dtype, op, d_in, n, d_ws, ws_bytes, d_out, st, need);
   if (kernel <= GS_RK_MULTI)
-    return gs_ladder_reduce(kernel, dtype, op, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
+    return gs_reduce_ladder_launch(c, kernel, dtype, op, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
   switch (dtype) {
-  case GS_DTYPE_INT32: return gs_modern_op<int, long long>(kernel, op, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
-  case GS_DTYPE_FLOAT: return gs_modern_op<float, double>(kernel, op, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
-  default:             return gs_modern_op<double, double>(kernel, op, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
+  case GS_DTYPE_INT32:
+    return gs_modern_op<int, long long>(c, kernel, op, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
+  case GS_DTYPE_FLOAT:
+    return gs_modern_op<float, double>(c, kernel, op, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
+  default:
+    return gs_modern_op<double, double>(c, kernel, op, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
   }
 }
 
-/* Returns 0 for invalid arguments (gs_cuda_reduce then fails with cudaErrorInvalidValue) and when
- * the call needs no scratch. For the same (kernel, dtype, op, block), a smaller n never needs
- * more, and a workspace sized for one kernel id may serve others up to its size. */
-extern "C" size_t gs_cuda_reduce_workspace(int kernel, int dtype, int op, uint64_t n, int block)
+/* Returns 0 for invalid arguments (gs_reduce_kernels_launch then fails with cudaErrorInvalidValue)
+ * and when the call needs no scratch. For the same (kernel, dtype, op, block), a smaller n never
+ * needs more, and a workspace sized for one kernel id may serve others up to its size. */
+extern "C" size_t gs_reduce_kernels_workspace(struct gs_cuda_ctx *c, int kernel, int dtype, int op, uint64_t n,
+                                              int block)
 {
   size_t need = 0;
-  if (gs_reduce_dispatch(kernel, dtype, op, NULL, n, NULL, 0, NULL, block, 0, &need) != cudaSuccess)
-    return 0;
+  if (gs_reduce_dispatch(c, kernel, dtype, op, NULL, n, NULL, 0, NULL, block, 0, &need) != cudaSuccess) return 0;
   return need;
 }
 
-extern "C" int gs_cuda_reduce(int kernel, int dtype, int op, const void *d_in, uint64_t n, void *d_ws,
-                              size_t ws_bytes, void *d_out, int block, void *stream)
+extern "C" int gs_reduce_kernels_launch(struct gs_cuda_ctx *c, int kernel, int dtype, int op, const void *d_in,
+                                        uint64_t n, void *d_ws, size_t ws_bytes, void *d_out, int block,
+                                        void *stream)
 {
-  return (int)gs_reduce_dispatch(kernel, dtype, op, d_in, n, d_ws, ws_bytes, d_out, block,
-                                 (cudaStream_t)stream, NULL);
+  return (int)gs_reduce_dispatch(c, kernel, dtype, op, d_in, n, d_ws, ws_bytes, d_out, block, (cudaStream_t)stream,
+                                 NULL);
 }

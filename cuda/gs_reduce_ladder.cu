@@ -1,6 +1,6 @@
 /* gs_reduce_ladder.cu: the seed reduction ladder, kernels 1..7 (SEEDS.md section 1, after Mark
  * Harris, "Optimizing Parallel Reduction in CUDA"), reproduced step by step so that each step's
- * gain can be measured, plus their host-side planning and launching (gs_ladder_reduce).
+ * gain can be measured, plus their host-side planning and launching (gs_reduce_ladder_launch).
  *
  * Differences from the seed, all for correctness, none for speed:
  *   - any element type and op: shared memory holds the accumulator type A (long long for int
@@ -17,7 +17,7 @@
 
 /* Dynamic shared memory of the runtime-block-size kernels (1..5), viewed as type A. */
 template <typename A>
-__device__ __forceinline__ A *gs_ladder_smem()
+static __device__ __forceinline__ A *gs_ladder_smem()
 {
   extern __shared__ __align__(16) unsigned char gs_ladder_smem_raw[];
   return reinterpret_cast<A *>(gs_ladder_smem_raw);
@@ -25,7 +25,7 @@ __device__ __forceinline__ A *gs_ladder_smem()
 
 /* Load element i converted to A, or the identity past the end. */
 template <int OP, typename T, typename A>
-__device__ __forceinline__ A gs_ladder_load(const T *in, uint64_t i, uint64_t n)
+static __device__ __forceinline__ A gs_ladder_load(const T *in, uint64_t i, uint64_t n)
 {
   return i < n ? (A)in[i] : gs_identity<OP, A>();
 }
@@ -34,7 +34,7 @@ __device__ __forceinline__ A gs_ladder_load(const T *in, uint64_t i, uint64_t n)
  * kernels 6 and 7, blockDim.x in kernel 5); the +32 step exists only for blocks of 64 or more.
  * Called by all 32 lanes of warp 0, so the full-mask __syncwarp() is legal. */
 template <int OP, typename A>
-__device__ __forceinline__ void gs_ladder_last_warp(volatile A *sdata, unsigned tid, unsigned bs)
+static __device__ __forceinline__ void gs_ladder_last_warp(volatile A *sdata, unsigned tid, unsigned bs)
 {
   if (bs >= 64) { if (tid < 32) sdata[tid] = gs_combine<OP, A>(sdata[tid], sdata[tid + 32]); } __syncwarp();
   if (bs >= 32) { if (tid < 16) sdata[tid] = gs_combine<OP, A>(sdata[tid], sdata[tid + 16]); } __syncwarp();
@@ -46,7 +46,7 @@ __device__ __forceinline__ void gs_ladder_last_warp(volatile A *sdata, unsigned 
 
 /* 1: interleaved addressing, tid % (2*s): divergent warps and a slow modulo. */
 template <int OP, typename T, typename A>
-__global__ void gs_reduce1(const T *g_idata, uint64_t n, A *g_odata)
+static __global__ void gs_reduce1(const T *g_idata, uint64_t n, A *g_odata)
 {
   A *sdata = gs_ladder_smem<A>();
   unsigned int tid = threadIdx.x;
@@ -62,7 +62,7 @@ __global__ void gs_reduce1(const T *g_idata, uint64_t n, A *g_odata)
 
 /* 2: interleaved addressing with a strided index: no divergence, but bank conflicts. */
 template <int OP, typename T, typename A>
-__global__ void gs_reduce2(const T *g_idata, uint64_t n, A *g_odata)
+static __global__ void gs_reduce2(const T *g_idata, uint64_t n, A *g_odata)
 {
   A *sdata = gs_ladder_smem<A>();
   unsigned int tid = threadIdx.x;
@@ -79,7 +79,7 @@ __global__ void gs_reduce2(const T *g_idata, uint64_t n, A *g_odata)
 
 /* 3: sequential addressing: conflict-free, but half the threads idle from the first step. */
 template <int OP, typename T, typename A>
-__global__ void gs_reduce3(const T *g_idata, uint64_t n, A *g_odata)
+static __global__ void gs_reduce3(const T *g_idata, uint64_t n, A *g_odata)
 {
   A *sdata = gs_ladder_smem<A>();
   unsigned int tid = threadIdx.x;
@@ -95,7 +95,7 @@ __global__ void gs_reduce3(const T *g_idata, uint64_t n, A *g_odata)
 
 /* 4: first add during the global load: each thread loads two elements, half the blocks. */
 template <int OP, typename T, typename A>
-__global__ void gs_reduce4(const T *g_idata, uint64_t n, A *g_odata)
+static __global__ void gs_reduce4(const T *g_idata, uint64_t n, A *g_odata)
 {
   A *sdata = gs_ladder_smem<A>();
   unsigned int tid = threadIdx.x;
@@ -112,7 +112,7 @@ __global__ void gs_reduce4(const T *g_idata, uint64_t n, A *g_odata)
 
 /* 5: as 4, with the last warp unrolled: no __syncthreads() once s <= 32. */
 template <int OP, typename T, typename A>
-__global__ void gs_reduce5(const T *g_idata, uint64_t n, A *g_odata)
+static __global__ void gs_reduce5(const T *g_idata, uint64_t n, A *g_odata)
 {
   A *sdata = gs_ladder_smem<A>();
   unsigned int tid = threadIdx.x;
@@ -130,7 +130,7 @@ __global__ void gs_reduce5(const T *g_idata, uint64_t n, A *g_odata)
 
 /* The seed's completely unrolled tree for a compile-time block size (kernels 6 and 7). */
 template <int OP, typename A, unsigned int blockSize>
-__device__ __forceinline__ void gs_ladder_unrolled_tree(A *sdata, unsigned int tid)
+static __device__ __forceinline__ void gs_ladder_unrolled_tree(A *sdata, unsigned int tid)
 {
   if (blockSize >= 1024) { if (tid < 512) { sdata[tid] = gs_combine<OP, A>(sdata[tid], sdata[tid + 512]); } __syncthreads(); }
   if (blockSize >= 512)  { if (tid < 256) { sdata[tid] = gs_combine<OP, A>(sdata[tid], sdata[tid + 256]); } __syncthreads(); }
@@ -141,7 +141,7 @@ __device__ __forceinline__ void gs_ladder_unrolled_tree(A *sdata, unsigned int t
 
 /* 6: complete unroll, block size as a template parameter; loads as in 4. */
 template <int OP, typename T, typename A, unsigned int blockSize>
-__global__ void __launch_bounds__(blockSize) gs_reduce6(const T *g_idata, uint64_t n, A *g_odata)
+static __global__ void __launch_bounds__(blockSize) gs_reduce6(const T *g_idata, uint64_t n, A *g_odata)
 {
   __shared__ A sdata[blockSize];
   unsigned int tid = threadIdx.x;
@@ -160,7 +160,7 @@ __global__ void __launch_bounds__(blockSize) gs_reduce6(const T *g_idata, uint64
  * is unrolled 4 times so 8 independent loads are in flight per thread. The bounds test is hoisted
  * out of the loop: full pairs first, then at most one lone element per thread. */
 template <int OP, typename T, typename A, unsigned int blockSize>
-__global__ void __launch_bounds__(blockSize) gs_reduce7(const T *g_idata, uint64_t n, A *g_odata)
+static __global__ void __launch_bounds__(blockSize) gs_reduce7(const T *g_idata, uint64_t n, A *g_odata)
 {
   __shared__ A sdata[blockSize];
   unsigned int tid = threadIdx.x;
@@ -246,11 +246,11 @@ static cudaError_t gs_ladder_passes(int k, const T *in, uint64_t n, unsigned cha
 /* Kernel 7 for one compile-time block size: grid = SMs x resident blocks per SM, capped by the
  * blocks the data needs; if more than one block ran, one more block of 7 reduces the partials. */
 template <int OP, typename T, typename A, unsigned BS>
-static cudaError_t gs_ladder_multi(const T *in, uint64_t n, unsigned char *ws, size_t ws_bytes,
-                                   A *out, cudaStream_t st, size_t *need)
+static cudaError_t gs_ladder_multi(struct gs_cuda_ctx *c, const T *in, uint64_t n, unsigned char *ws,
+                                   size_t ws_bytes, A *out, cudaStream_t st, size_t *need)
 {
   uint64_t grid = 0;
-  const cudaError_t e = gs_persistent_grid<gs_reduce7<OP, T, A, BS>>(BS, &grid);
+  const cudaError_t e = gs_persistent_grid<gs_reduce7<OP, T, A, BS>>(c, BS, &grid);
   if (e != cudaSuccess) return e;
   const uint64_t wanted = (n + 2ull * BS - 1) / (2ull * BS);
   if (grid > wanted) grid = wanted;
@@ -265,7 +265,7 @@ static cudaError_t gs_ladder_multi(const T *in, uint64_t n, unsigned char *ws, s
 }
 
 template <int OP, typename T, typename A>
-static cudaError_t gs_ladder_typed(int k, const void *d_in, uint64_t n, void *d_ws,
+static cudaError_t gs_ladder_typed(struct gs_cuda_ctx *c, int k, const void *d_in, uint64_t n, void *d_ws,
                                    size_t ws_bytes, void *d_out, int block, cudaStream_t st,
                                    size_t *need)
 {
@@ -274,34 +274,37 @@ static cudaError_t gs_ladder_typed(int k, const void *d_in, uint64_t n, void *d_
   A *out = (A *)d_out;
   if (k != GS_RK_MULTI) return gs_ladder_passes<OP, T, A>(k, in, n, ws, ws_bytes, out, block, st, need);
   switch (block) {
-  case 32:  return gs_ladder_multi<OP, T, A, 32>(in, n, ws, ws_bytes, out, st, need);
-  case 64:  return gs_ladder_multi<OP, T, A, 64>(in, n, ws, ws_bytes, out, st, need);
-  case 128: return gs_ladder_multi<OP, T, A, 128>(in, n, ws, ws_bytes, out, st, need);
-  case 256: return gs_ladder_multi<OP, T, A, 256>(in, n, ws, ws_bytes, out, st, need);
-  case 512: return gs_ladder_multi<OP, T, A, 512>(in, n, ws, ws_bytes, out, st, need);
-  default:  return gs_ladder_multi<OP, T, A, 1024>(in, n, ws, ws_bytes, out, st, need);
+  case 32:  return gs_ladder_multi<OP, T, A, 32>(c, in, n, ws, ws_bytes, out, st, need);
+  case 64:  return gs_ladder_multi<OP, T, A, 64>(c, in, n, ws, ws_bytes, out, st, need);
+  case 128: return gs_ladder_multi<OP, T, A, 128>(c, in, n, ws, ws_bytes, out, st, need);
+  case 256: return gs_ladder_multi<OP, T, A, 256>(c, in, n, ws, ws_bytes, out, st, need);
+  case 512: return gs_ladder_multi<OP, T, A, 512>(c, in, n, ws, ws_bytes, out, st, need);
+  default:  return gs_ladder_multi<OP, T, A, 1024>(c, in, n, ws, ws_bytes, out, st, need);
   }
 }
 
 template <typename T, typename A>
-static cudaError_t gs_ladder_op(int k, int op, const void *d_in, uint64_t n, void *d_ws,
-                                size_t ws_bytes, void *d_out, int block, cudaStream_t st,
+static cudaError_t gs_ladder_op(struct gs_cuda_ctx *c, int k, int op, const void *d_in, uint64_t n,
+                                void *d_ws, size_t ws_bytes, void *d_out, int block, cudaStream_t st,
                                 size_t *need)
 {
   switch (op) {
-  case GS_OP_SUM: return gs_ladder_typed<GS_OP_SUM, T, A>(k, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
-  case GS_OP_MIN: return gs_ladder_typed<GS_OP_MIN, T, A>(k, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
-  default:        return gs_ladder_typed<GS_OP_MAX, T, A>(k, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
+  case GS_OP_SUM: return gs_ladder_typed<GS_OP_SUM, T, A>(c, k, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
+  case GS_OP_MIN: return gs_ladder_typed<GS_OP_MIN, T, A>(c, k, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
+  default:        return gs_ladder_typed<GS_OP_MAX, T, A>(c, k, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
   }
 }
 
-cudaError_t gs_ladder_reduce(int kernel, int dtype, int op, const void *d_in, uint64_t n,
-                             void *d_ws, size_t ws_bytes, void *d_out, int block,
-                             cudaStream_t stream, size_t *need)
+extern "C" cudaError_t gs_reduce_ladder_launch(struct gs_cuda_ctx *c, int kernel, int dtype, int op,
+                                               const void *d_in, uint64_t n, void *d_ws, size_t ws_bytes,
+                                               void *d_out, int block, cudaStream_t stream, size_t *need)
 {
   switch (dtype) {
-  case GS_DTYPE_INT32: return gs_ladder_op<int, long long>(kernel, op, d_in, n, d_ws, ws_bytes, d_out, block, stream, need);
-  case GS_DTYPE_FLOAT: return gs_ladder_op<float, double>(kernel, op, d_in, n, d_ws, ws_bytes, d_out, block, stream, need);
-  default:             return gs_ladder_op<double, double>(kernel, op, d_in, n, d_ws, ws_bytes, d_out, block, stream, need);
+  case GS_DTYPE_INT32:
+    return gs_ladder_op<int, long long>(c, kernel, op, d_in, n, d_ws, ws_bytes, d_out, block, stream, need);
+  case GS_DTYPE_FLOAT:
+    return gs_ladder_op<float, double>(c, kernel, op, d_in, n, d_ws, ws_bytes, d_out, block, stream, need);
+  default:
+    return gs_ladder_op<double, double>(c, kernel, op, d_in, n, d_ws, ws_bytes, d_out, block, stream, need);
   }
 }
