@@ -8,7 +8,7 @@
 #include "gs_backend.h"
 
 int main(void) {
-  const struct gs_backend *cuda = gs_backend_cuda_get();
+  const struct gs_backend *cuda = gs_backend_find("cuda");
   if (!cuda) {
     printf("0\nCPU-only build (configured without CUDA)\n");
     return 0;

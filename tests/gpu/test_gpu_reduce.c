@@ -10,7 +10,7 @@
 #include "gs_acc.h"
 #include "gs_backend.h"
 #include "gs_mpi.h"
-#include "gs_reduce.h"
+#include "gs_reduce_ref.h"
 #include "../unit/gs_test.h"
 #include "gs_gpu_skip.h"
 
@@ -89,7 +89,7 @@ static void check_sizes(const struct rig *r) {
   for (int t = 0; t < GS_DTYPE_COUNT; t++) {
     const size_t esz = gs_dtype_size(t);
     char *h = malloc(nmax * esz);
-    gs_reduce_fill(h, t, 99, nmax, 3);
+    gs_reduce_ref_fill(h, t, 99, nmax, 3);
     char *d = be->alloc_device(r->c, nmax * esz);
     be->copy_h2d(r->c, d, h, nmax * esz, r->q);
     be->queue_sync(r->c, r->q);
@@ -97,8 +97,8 @@ static void check_sizes(const struct rig *r) {
       const uint64_t n = sizes[s];
       for (int op = 0; op < GS_OP_COUNT; op++) {
         double abs_sum;
-        const union gs_acc ref = gs_reduce_reference(h, t, op, n, &abs_sum);
-        const union gs_acc ref1 = gs_reduce_reference(h + esz, t, op, n - 1, &abs_sum);
+        const union gs_acc ref = gs_reduce_ref_compute(h, t, op, n, &abs_sum);
+        const union gs_acc ref1 = gs_reduce_ref_compute(h + esz, t, op, n - 1, &abs_sum);
         for (int i = 0; i < be->reduce->count; i++) {
           check(r, &be->reduce->kernels[i], t, op, d, n, ref, "aligned");
           if (n > 1) check(r, &be->reduce->kernels[i], t, op, d + esz, n - 1, ref1, "offset by one element");
@@ -118,12 +118,12 @@ static void check_big(const struct rig *r) {
   for (int t = GS_DTYPE_INT32; t <= GS_DTYPE_FLOAT; t++) {
     const enum gs_op op = t == GS_DTYPE_INT32 ? GS_OP_SUM : GS_OP_MAX;
     void *h = be->alloc_host(r->c, big * 4), *d = be->alloc_device(r->c, big * 4);
-    gs_reduce_fill(h, t, 0, big, 5);
+    gs_reduce_ref_fill(h, t, 0, big, 5);
     if (t == GS_DTYPE_FLOAT) ((float *)h)[big - 1] = 2.0f; /* the max sits past 2^31 */
     be->copy_h2d(r->c, d, h, big * 4, r->q);
     be->queue_sync(r->c, r->q);
     double abs_sum;
-    const union gs_acc ref = gs_reduce_reference(h, t, op, big, &abs_sum);
+    const union gs_acc ref = gs_reduce_ref_compute(h, t, op, big, &abs_sum);
     for (int i = 0; i < be->reduce->count; i++)
       check(r, &be->reduce->kernels[i], t, op, d, big, ref, "2^31+63");
     be->free_device(r->c, d);

@@ -53,7 +53,12 @@ for np in 1 3; do
     reduce --backend cpu --n 2^61 --type double
   expect "--total 4611686018427387904: " reduce --backend cpu --total 2^62 --source host
   expect "input per rank does not fit in the" reduce --backend cpu --n 2^50 --type double
-  expect "2147483648 bodies: more than the 2147483520 that MPI's int counts allow" nbody --backend cpu --n 2^31
+  # MPI counts are whole tiles of 128 bodies: 2^31 bodies and more decompose (issue 13); past
+  # INT_MAX tiles they do not.
+  expect "549755813888 bodies: more than the 274877906816 (2147483647 tiles of 128) that MPI's int counts allow" \
+    nbody --backend cpu --n 2^39
+  expect "2147483653 bodies: " nbody --backend cpu --n 2147483653
+  expect "--n: 2^41 is out of range" nbody --backend cpu --n 2^41
   expect "(double precision) does not fit in the" nbody --backend cpu --n 2^30 --precision double
 done
 np=4
