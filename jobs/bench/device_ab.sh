@@ -13,7 +13,7 @@ mkdir -p "$out"
 [ -x ./gpusim ] || { echo "device_ab.sh: run from a built tree (./gpusim missing)" >&2; exit 2; }
 base=$(mktemp -d)
 tar -xf "$base_tar" -C "$base" || exit 2
-(cd "$base" && ./autogen.sh && ./configure --with-cuda-arch="${GS_ARCH:-90}" && make -j16) >"$out/base-build.log" 2>&1 ||
+(cd "$base" && ./autogen.sh && ./configure --with-cuda-arch="${GS_ARCH:-90}" MPICC="${MPICC:-mpicc}" && make -j16) >"$out/base-build.log" 2>&1 ||
   { tail -30 "$out/base-build.log"; exit 1; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 ngpu=$(nvidia-smi -L | wc -l)
