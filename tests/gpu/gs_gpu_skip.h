@@ -18,5 +18,19 @@ static inline int gs_gpu_skip(const char *why) {
   printf("SKIP: no GPU: %s\n", why);
   return 77;
 }
+#endif
 
+/* For tests that call the CUDA runtime (include this header again after cuda_runtime.h): 0 when
+ * it shows a device, else gs_gpu_skip's status with the runtime's reason. */
+#if defined(CUDART_VERSION) && !defined(GS_GPU_SKIP_CUDA_H)
+#define GS_GPU_SKIP_CUDA_H
+static inline int gs_gpu_skip_without_device(void) {
+  int ndev = 0;
+  cudaError_t e = cudaGetDeviceCount(&ndev);
+  char text[256];
+  snprintf(text, sizeof text, "cudaGetDeviceCount failed: %s", cudaGetErrorString(e));
+  if (e != cudaSuccess) return gs_gpu_skip(text);
+  if (ndev == 0) return gs_gpu_skip("the CUDA runtime shows no device");
+  return 0;
+}
 #endif

@@ -15,6 +15,7 @@ int main(void) { return gs_gpu_skip("CPU-only build (configured without CUDA)");
 #include <cuda_runtime.h>
 
 #include "gs_cuda.h"
+#include "gs_gpu_skip.h" /* again, for its CUDA part */
 
 #define CK(x)                                                                              \
   do {                                                                                     \
@@ -68,12 +69,8 @@ static double run_gate(struct gate g, cudaStream_t st, int flag, double open_aft
 
 int main(void)
 {
-  int ndev = 0;
-  cudaError_t e = cudaGetDeviceCount(&ndev);
-  char text[256];
-  snprintf(text, sizeof text, "cudaGetDeviceCount failed: %s", cudaGetErrorString(e));
-  if (e != cudaSuccess) return gs_gpu_skip(text);
-  if (ndev == 0) return gs_gpu_skip("the CUDA runtime shows no device");
+  const int skip = gs_gpu_skip_without_device();
+  if (skip) return skip;
   CK(cudaSetDevice(0));
   struct gate g;
   CK(cudaHostAlloc((void **)&g.h, 2 * sizeof(int), cudaHostAllocMapped));

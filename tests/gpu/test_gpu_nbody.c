@@ -18,9 +18,9 @@ int main(void) { return gs_gpu_skip("CPU-only build (configured without CUDA)");
 #include <cuda_runtime.h>
 
 #include "gs_cuda.h"
+#include "gs_gpu_skip.h" /* again, for its CUDA part */
 
 static int g_pass, g_fail;
-
 
 #define CK(x)                                                                              \
   do {                                                                                     \
@@ -459,12 +459,8 @@ static void test_ctx(const struct gs_cuda_ctx *dev)
 
 int main(void)
 {
-  int ndev = 0;
-  cudaError_t e = cudaGetDeviceCount(&ndev);
-  char text[256];
-  snprintf(text, sizeof text, "cudaGetDeviceCount failed: %s", cudaGetErrorString(e));
-  if (e != cudaSuccess) return gs_gpu_skip(text);
-  if (ndev == 0) return gs_gpu_skip("the CUDA runtime shows no device");
+  const int skip = gs_gpu_skip_without_device();
+  if (skip) return skip;
   /* What the CUDA backend does at open: the device current, then its launch context. */
   struct gs_cuda_ctx ctx;
   CK(cudaSetDevice(0));
