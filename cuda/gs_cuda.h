@@ -34,10 +34,14 @@ struct gs_cuda_ctx {
     int block;         /* threads per block */
     int per_sm;        /* resident blocks per SM */
   } occ[GS_CUDA_OCC_MAX];
+  void *cublas;  /* the cuBLAS handle (gs_matmul_cublas.cu), made on first use; NULL until then */
 };
 
 /* Fill c for `device` (which must be current). Returns cudaError_t. */
 int gs_cuda_ctx_init(struct gs_cuda_ctx *c, int device);
+
+/* Release what c holds (the cuBLAS handle). Returns cudaError_t. */
+int gs_cuda_ctx_free(struct gs_cuda_ctx *c);
 
 /* Resident blocks per SM of kernel `func` (a __global__ function's address) at `block` threads
  * and no dynamic shared memory, at least 1; remembered in c. Returns cudaError_t. */
@@ -112,6 +116,36 @@ int gs_nbody_integrate_drift(struct gs_cuda_ctx *c, int precision, void *pos, co
  * 1 m phi / 2, 2..4 m v, 5..7 m x (pos, vel, acc as float4/double4). */
 int gs_nbody_diag_terms(struct gs_cuda_ctx *c, int precision, const void *pos, const void *vel, const void *acc,
                         uint64_t count, double *terms, void *stream);
+
+/* ---- matrix multiply (gs_matmul_kernels.cu, gs_matmul_cublas.cu) ---- */
+
+/* The CUDA backend's matmul kernels, by id: the seed 003 ladder (SEEDS.md section 3), ours, and
+ * cuBLAS. */
+enum gs_matmul_kernel {
+  GS_MK_GLOBAL = 1,  /* one thread per output, A and B from global memory */
+  GS_MK_SMEM1 = 2,   /* 32 x 32 shared tiles, transposed (column) access: bank conflicts */
+  GS_MK_SMEM2 = 3,   /* + padded [32][33] tiles */
+  GS_MK_SMEM3 = 4,   /* + row-major tile access */
+  GS_MK_SMEM4 = 5,   /* + two outputs per thread */
+  GS_MK_SMEM5 = 6,   /* + four outputs per thread */
+  GS_MK_SIMT = 7,    /* ours: register-blocked, warp-tiled, vector loads, double-buffered async copies */
+  GS_MK_CUBLAS = 8,  /* cuBLAS SGEMM / DGEMM (baseline) */
+  GS_MK_CUBLAS_TF32 = 9, /* cuBLAS with TF32 tensor-core math (baseline, float inputs) */
+  GS_MK_COUNT
+};
+
+/* C (m x n, ldc) = A (m x k, lda) * B (k x n, ldb), or += with accumulate; row-major, dtype
+ * GS_DTYPE_FLOAT or GS_DTYPE_DOUBLE, any sizes. Asynchronous on stream. cudaErrorInvalidValue for
+ * a kernel that does not run this dtype, a bad size or a NULL pointer; cudaErrorNotSupported for
+ * the cuBLAS ids in a build without cuBLAS. */
+int gs_matmul_kernels_launch(struct gs_cuda_ctx *c, int kernel, int dtype, uint64_t m, uint64_t n, uint64_t k,
+                             const void *A, uint64_t lda, const void *B, uint64_t ldb, void *C, uint64_t ldc,
+                             int accumulate, void *stream);
+
+/* The same through cuBLAS (GS_MK_CUBLAS, GS_MK_CUBLAS_TF32), called by gs_matmul_kernels_launch. */
+int gs_matmul_cublas_gemm(struct gs_cuda_ctx *c, int tf32, int dtype, uint64_t m, uint64_t n, uint64_t k,
+                          const void *A, uint64_t lda, const void *B, uint64_t ldb, void *C, uint64_t ldc,
+                          int accumulate, void *stream);
 
 #ifdef __cplusplus
 }

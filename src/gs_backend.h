@@ -56,7 +56,10 @@ struct gs_kernel {
 enum gs_kernel_flag {
   GS_KERNEL_LADDER = 1u << 0,   /* a step of the seed's ladder ("--kernel ladder") */
   GS_KERNEL_BASELINE = 1u << 1, /* a vendor library's (CUB): the yardstick, not one of ours */
-  GS_KERNEL_INTERNAL = 1u << 2  /* the one the backend recommends for drivers' own sums */
+  GS_KERNEL_INTERNAL = 1u << 2, /* the one the backend recommends for drivers' own sums */
+  GS_KERNEL_TF32 = 1u << 3,     /* matmul: float inputs rounded to TF32 on tensor cores (looser tolerance) */
+  GS_KERNEL_FLOAT = 1u << 4,    /* matmul: runs float */
+  GS_KERNEL_DOUBLE = 1u << 5    /* matmul: runs double */
 };
 
 /* Reduction primitives (gs_reduce.c, and the N-body diagnostics' sums). */
@@ -84,6 +87,18 @@ struct gs_nbody_ops {
    * 2..4: m v, 5..7: m x; the driver sums each with the reduction primitives. */
   void (*terms)(gs_ctx *c, int precision, const void *pos, const void *vel, const void *acc, uint64_t count,
                 double *terms, gs_queue *q);
+};
+
+/* Matrix-multiply primitives (gs_matmul*.c). Matrices are row-major: element (i, j) of an r x c
+ * matrix with leading dimension ld >= c is at [i * ld + j]. */
+struct gs_matmul_ops {
+  const struct gs_kernel *kernels;
+  int count;
+  /* C (m x n, ldc) = A (m x k, lda) * B (k x n, ldb), or C += A * B with accumulate, in dtype
+   * GS_DTYPE_FLOAT or GS_DTYPE_DOUBLE (tf32: GS_DTYPE_FLOAT with a kernel flagged for it), on q.
+   * Any m, n, k >= 0 (k = 0: C = 0, or unchanged with accumulate). */
+  void (*gemm)(gs_ctx *c, int kernel, int dtype, uint64_t m, uint64_t n, uint64_t k, const void *A, uint64_t lda,
+               const void *B, uint64_t ldb, void *C, uint64_t ldc, int accumulate, gs_queue *q);
 };
 
 struct gs_backend {
@@ -135,6 +150,7 @@ struct gs_backend {
   /* Each workload's primitives. */
   const struct gs_reduce_ops *reduce;
   const struct gs_nbody_ops *nbody;
+  const struct gs_matmul_ops *matmul;
 };
 
 /* The backend built under name ("cpu", "cuda"), or NULL. */
