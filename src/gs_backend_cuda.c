@@ -95,13 +95,9 @@ static gs_queue *gs_cuda_queue_create(gs_ctx *c) {
   return (gs_queue *)s;
 }
 
-static void gs_cuda_queue_destroy(gs_ctx *c, gs_queue *q) {
-  GS_CHECK_CUDA(c, cudaStreamDestroy((cudaStream_t)q));
-}
+static void gs_cuda_queue_destroy(gs_ctx *c, gs_queue *q) { GS_CHECK_CUDA(c, cudaStreamDestroy((cudaStream_t)q)); }
 
-static void gs_cuda_queue_sync(gs_ctx *c, gs_queue *q) {
-  GS_CHECK_CUDA(c, cudaStreamSynchronize((cudaStream_t)q));
-}
+static void gs_cuda_queue_sync(gs_ctx *c, gs_queue *q) { GS_CHECK_CUDA(c, cudaStreamSynchronize((cudaStream_t)q)); }
 
 static void gs_cuda_queue_wait(gs_ctx *c, gs_queue *q, gs_event *e) {
   GS_CHECK_CUDA(c, cudaStreamWaitEvent((cudaStream_t)q, (cudaEvent_t)e, 0));
@@ -160,17 +156,13 @@ static gs_event *gs_cuda_event_create(gs_ctx *c) {
   return (gs_event *)e;
 }
 
-static void gs_cuda_event_destroy(gs_ctx *c, gs_event *e) {
-  GS_CHECK_CUDA(c, cudaEventDestroy((cudaEvent_t)e));
-}
+static void gs_cuda_event_destroy(gs_ctx *c, gs_event *e) { GS_CHECK_CUDA(c, cudaEventDestroy((cudaEvent_t)e)); }
 
 static void gs_cuda_event_record(gs_ctx *c, gs_event *e, gs_queue *q) {
   GS_CHECK_CUDA(c, cudaEventRecord((cudaEvent_t)e, (cudaStream_t)q));
 }
 
-static void gs_cuda_event_sync(gs_ctx *c, gs_event *e) {
-  GS_CHECK_CUDA(c, cudaEventSynchronize((cudaEvent_t)e));
-}
+static void gs_cuda_event_sync(gs_ctx *c, gs_event *e) { GS_CHECK_CUDA(c, cudaEventSynchronize((cudaEvent_t)e)); }
 
 static double gs_cuda_event_seconds(gs_ctx *c, gs_event *a, gs_event *b) {
   float ms = 0;

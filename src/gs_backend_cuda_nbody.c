@@ -33,8 +33,8 @@ static void gs_cuda_nbody_drift(gs_ctx *c, int prec, void *pos, const void *vel,
   GS_CHECK_CUDA(c, gs_nbody_integrate_drift(&c->cu, prec, pos, vel, count, dt, q));
 }
 
-static void gs_cuda_nbody_terms(gs_ctx *c, int prec, const void *pos, const void *vel, const void *acc,
-                                uint64_t count, double *terms, gs_queue *q) {
+static void gs_cuda_nbody_terms(gs_ctx *c, int prec, const void *pos, const void *vel, const void *acc, uint64_t count,
+                                double *terms, gs_queue *q) {
   GS_CHECK_CUDA(c, gs_nbody_diag_terms(&c->cu, prec, pos, vel, acc, count, terms, q));
 }
 

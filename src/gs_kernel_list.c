@@ -22,7 +22,8 @@ static const char *gs_kernel_list_name(const char *p, size_t len, const char *co
 static void gs_kernel_list_join(char *out, size_t size, const char *const *known, int numbered) {
   size_t used = (size_t)snprintf(out, size, "all, ladder%s", numbered ? ", " : "");
   if (numbered && used < size) used += (size_t)snprintf(out + used, size - used, "1..%d", numbered);
-  for (int k = 0; known[k] && used < size; k++) used += (size_t)snprintf(out + used, size - used, ", %s", known[k]);
+  for (int k = 0; known[k] && used < size; k++)
+    used += (size_t)snprintf(out + used, size - used, ", %s", known[k]);
 }
 
 int gs_kernel_list_check(const char *list, const char *const *known, int numbered, struct gs_msg *msg) {

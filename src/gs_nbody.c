@@ -41,7 +41,8 @@ static int gs_nbody_plan(struct gs_nbody_job *job, struct gs_nbody_opts *o, unsi
   if (gs_nbody_select(job, mask, msg) != GS_OK) return GS_USAGE;
   int made = !o->restart[0] && gs_nbody_options_preset(o->ic);
   int status = made ? gs_nbody_setup_check_size(job, o->n, msg) : GS_OK;
-  if (status == GS_OK) status = o->restart[0] ? gs_nbody_io_restart(job, ck, payload, msg) : gs_nbody_setup_bodies(job, b, msg);
+  if (status == GS_OK)
+    status = o->restart[0] ? gs_nbody_io_restart(job, ck, payload, msg) : gs_nbody_setup_bodies(job, b, msg);
   if (status == GS_OK && o->restart[0]) gs_nbody_io_adopt(job, ck, o);
   job->n = o->restart[0] ? job->n : b->n;
   if (status == GS_OK) status = gs_nbody_setup_check_size(job, job->n, msg);
@@ -60,17 +61,20 @@ static void gs_nbody_header(struct gs_nbody_job *job, const struct gs_rank_info 
          job->prec ? "double" : "single", job->step0, o->steps, o->dt, o->overlap ? "on" : "off");
   if (o->restart[0])
     printf("# restart: from %s at step %ld (written by %d rank(s)%s)\n", o->restart, job->step0, ck->ranks,
-           ck->ranks == run->size ? "" : "; with another rank count the forces sum in another order: same state "
-                                         "only within round-off");
+           ck->ranks == run->size ? ""
+                                  : "; with another rank count the forces sum in another order: same state "
+                                    "only within round-off");
   if (job->law == GS_LAW_PLUMMER)
     printf("# force: G = %g, Plummer softening eps = %g; kick-drift-kick leapfrog\n", job->G, o->eps);
   else
     printf("# force: G m = %g (unit masses), no force closer than %g (the seed 003 model); kick-drift-kick leapfrog\n",
            job->G, sqrt(job->cut2));
   printf("# check: first-step forces of up to 1024 bodies against a double-precision CPU direct sum; error = "
-         "max(|a - a_ref| / sum_j |G m_j r_ij| / r_ij^3, |phi - phi_ref| / |phi_ref|); tolerance %.2e\n", tol);
+         "max(|a - a_ref| / sum_j |G m_j r_ij| / r_ij^3, |phi - phi_ref| / |phi_ref|); tolerance %.2e\n",
+         tol);
   printf("# rates: N^2 interactions per force evaluation, %d flops each (the seed's count, for both precisions); "
-         "timing: %s, median\n", GS_NBODY_FLOPS, run->be->timing);
+         "timing: %s, median\n",
+         GS_NBODY_FLOPS, run->be->timing);
   if (o->snapshot_every > 0 || o->checkpoint_every > 0 || o->checkpoint_interval > 0 || o->walltime_s > 0)
     printf("# output: %s/ (snapshots: %s)\n", o->output, gs_io_format());
   fflush(stdout);
@@ -105,20 +109,31 @@ static void gs_nbody_step_stats(struct gs_nbody_job *job, const struct gs_step_t
     if (!(t[c] = malloc(sizeof(double) * (size_t)steps))) GS_DIE(&run->where, "malloc", "out of memory");
   for (int s = 0; s < steps; s++)
     t[0][s] = times[s].total, t[1][s] = times[s].forces, t[2][s] = times[s].exchange, t[3][s] = times[s].hidden;
-  for (int c = 0; c < 4; c++) st[c] = gs_stats_slowest(&run->where, gs_stats_of(t[c], steps), NULL), free(t[c]);
+  for (int c = 0; c < 4; c++)
+    st[c] = gs_stats_slowest(&run->where, gs_stats_of(t[c], steps), NULL), free(t[c]);
   if (run->rank != 0) return;
   double rate = (double)job->n * (double)job->n / st[0].median;
   char hidden[64];
   /* Where queues do not run beside the host (the CPU backend), every piece runs at once: the
    * "exchange" includes the own slice's forces and nothing can overlap. */
-  if (run->be->caps & GS_CAP_CONCURRENT) snprintf(hidden, sizeof hidden, "%.0f%% of the exchange hidden", 100 * st[3].median);
-  else snprintf(hidden, sizeof hidden, "no overlap on the %s backend", run->be->name);
+  if (run->be->caps & GS_CAP_CONCURRENT)
+    snprintf(hidden, sizeof hidden, "%.0f%% of the exchange hidden", 100 * st[3].median);
+  else
+    snprintf(hidden, sizeof hidden, "no overlap on the %s backend", run->be->name);
   printf("# per step (median of %d, slowest rank): total %.3f ms, forces %.3f ms, exchange %.3f ms, %s; "
          "%.4e interactions/s, %.1f GFLOP/s\n",
          steps, st[0].median * 1e3, st[1].median * 1e3, st[2].median * 1e3, hidden, rate, rate * GS_NBODY_FLOPS / 1e9);
-  struct gs_row row = {.workload = "nbody", .rank = -1, .problem_size = job->n, .iterations = steps,
-                       .t_min = st[0].min, .t_median = st[0].median, .t_max = st[0].max, .metric = "interactions",
-                       .value = rate, .unit = "1/s", .efficiency = -1};
+  struct gs_row row = {.workload = "nbody",
+                       .rank = -1,
+                       .problem_size = job->n,
+                       .iterations = steps,
+                       .t_min = st[0].min,
+                       .t_median = st[0].median,
+                       .t_max = st[0].max,
+                       .metric = "interactions",
+                       .value = rate,
+                       .unit = "1/s",
+                       .efficiency = -1};
   snprintf(row.kernel, sizeof row.kernel, "%s", job->kname);
   char extra[128];
   snprintf(extra, sizeof extra, "phase=step;forces_s=%.6g;exchange_s=%.6g;hidden=%.3f", st[1].median, st[2].median,
@@ -140,7 +155,8 @@ static int gs_nbody_verdict(struct gs_nbody_job *job, long last) {
            last * job->o->dt, (unsigned long long)hash);
     if (expired)
       printf("# timing: WARNING: in %ld timed evaluation(s) the gate gave up waiting (2 s) before the work was "
-             "queued: those times include host time\n", expired);
+             "queued: those times include host time\n",
+             expired);
     /* Energy conservation is the integration's accuracy at this dt, not a malfunction: reported
      * apart from the force verification, and a drift past the tolerance is a warning. */
     if (job->de_last < 0)
@@ -201,8 +217,10 @@ static int gs_nbody_main(struct gs_run *run) {
   if (run->rank == 0 && !all) GS_DIE(&run->where, "calloc", "out of memory");
   gs_mpi_gather_ranks(run, all);
   gs_nbody_setup_alloc(&job);
-  if (o.restart[0]) gs_nbody_setup_load_checkpoint(&job, payload, &acc_slice);
-  else gs_nbody_setup_load_bodies(&job, &b);
+  if (o.restart[0])
+    gs_nbody_setup_load_checkpoint(&job, payload, &acc_slice);
+  else
+    gs_nbody_setup_load_bodies(&job, &b);
   free(payload);
   gs_ic_free(&b);
   double tol = gs_nbody_tolerance(&job);

@@ -7,7 +7,6 @@
 #include <stdio.h>
 
 #include "gs_acc.h"
-
 #include "gs_nbody_forces.h"
 
 struct gs_diag gs_nbody_energy_measure(struct gs_nbody_job *job, int fresh) {
@@ -24,21 +23,23 @@ struct gs_diag gs_nbody_energy_measure(struct gs_nbody_job *job, int fresh) {
     acc = job->d_acc2;
   }
   if (job->count > 0) {
-    be->nbody->terms(c, job->prec, (const char *)job->d_pos + job->first * job->esz, job->d_vel, acc,
-                    job->count, job->d_terms, job->qc);
+    be->nbody->terms(c, job->prec, (const char *)job->d_pos + job->first * job->esz, job->d_vel, acc, job->count,
+                     job->d_terms, job->qc);
     /* Each sum with the reduction kernels (deterministic, double accumulation). */
     for (int k = 0; k < 8; k++)
       be->reduce->run(c, job->rkernel, GS_DTYPE_DOUBLE, GS_OP_SUM, job->d_terms + (size_t)k * job->count, job->count,
-                 job->rws, job->rwsb, &job->d_sums[k], 256, job->qc);
+                      job->rws, job->rwsb, &job->d_sums[k], 0, job->qc);
     union gs_acc h[8];
     be->copy_d2h(c, h, job->d_sums, sizeof h, job->qc);
     be->queue_sync(c, job->qc);
-    for (int k = 0; k < 8; k++) local[k] = h[k].d;
+    for (int k = 0; k < 8; k++)
+      local[k] = h[k].d;
   }
   GS_CHECK_MPI(&job->run->where, MPI_Allreduce(local, sums, 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
   struct gs_diag d = {.kinetic = sums[0], .potential = sums[1]};
   d.energy = d.kinetic + d.potential;
-  for (int c = 0; c < 3; c++) d.p[c] = sums[2 + c], d.com[c] = sums[5 + c];
+  for (int c = 0; c < 3; c++)
+    d.p[c] = sums[2 + c], d.com[c] = sums[5 + c];
   return d;
 }
 

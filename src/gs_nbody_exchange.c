@@ -18,12 +18,12 @@ static void gs_nbody_exchange_down(struct gs_nbody_job *job, gs_event *drifted) 
 }
 
 /* One force piece on the compute queue, timed with its own events. */
-static void gs_nbody_exchange_piece(struct gs_nbody_job *job, int r, int accumulate, int potential, gs_event *e0, gs_event *e1) {
+static void gs_nbody_exchange_piece(struct gs_nbody_job *job, int r, int accumulate, int potential, gs_event *e0,
+                                    gs_event *e1) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
   struct gs_nbody_force_args a = gs_nbody_forces_args(job, job->kernel, gs_nbody_decomp_first(&job->dec, r),
-                                                      gs_nbody_decomp_count(&job->dec, r),
-                                               accumulate, potential);
+                                                      gs_nbody_decomp_count(&job->dec, r), accumulate, potential);
   be->event_record(c, e0, job->qc);
   gs_nbody_forces_run(job, &a, job->qc);
   be->event_record(c, e1, job->qc);
@@ -57,10 +57,11 @@ double gs_nbody_exchange_run(struct gs_nbody_job *job, int potential, double *fo
     for (int s = 1; s < P; s++) {
       int send = (r - s + 1 + P) % P, recv = (r - s + P) % P;
       size_t off_send = gs_nbody_decomp_first(&job->dec, send) * job->esz;
-      size_t off = gs_nbody_decomp_first(&job->dec, recv) * job->esz, bytes = gs_nbody_decomp_count(&job->dec, recv) * job->esz;
-      GS_CHECK_MPI(&job->run->where, MPI_Sendrecv((char *)job->h_pos + off_send, job->dec.tiles[send], job->tile_type, right, s,
-                                                  (char *)job->h_pos + off, job->dec.tiles[recv], job->tile_type, left, s,
-                                                  MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      size_t off = gs_nbody_decomp_first(&job->dec, recv) * job->esz,
+             bytes = gs_nbody_decomp_count(&job->dec, recv) * job->esz;
+      GS_CHECK_MPI(&job->run->where, MPI_Sendrecv((char *)job->h_pos + off_send, job->dec.tiles[send], job->tile_type,
+                                                  right, s, (char *)job->h_pos + off, job->dec.tiles[recv],
+                                                  job->tile_type, left, s, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
       if (bytes) be->copy_h2d(c, (char *)job->d_pos + off, (char *)job->h_pos + off, bytes, job->qx);
       be->event_record(c, ev[2 * P + 1], job->qx);
       be->queue_wait(c, job->qc, ev[2 * P + 1]);
@@ -69,7 +70,8 @@ double gs_nbody_exchange_run(struct gs_nbody_job *job, int potential, double *fo
     be->event_sync(c, ev[2 * P + 1]);
     tx = MPI_Wtime() - t0;
     be->queue_sync(c, job->qc);
-    for (int s = 0; s < P; s++) *forces += be->event_seconds(c, ev[2 * s], ev[2 * s + 1]);
+    for (int s = 0; s < P; s++)
+      *forces += be->event_seconds(c, ev[2 * s], ev[2 * s + 1]);
     return tx;
   }
   be->queue_sync(c, job->qx);

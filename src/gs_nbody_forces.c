@@ -2,13 +2,25 @@
  * workspace grown to what the backend asks for before the launch. */
 #include "gs_nbody_forces.h"
 
-struct gs_nbody_force_args gs_nbody_forces_args(const struct gs_nbody_job *job, int kernel, uint64_t j_first, uint64_t j_count,
-                                         int accumulate, int potential) {
-  struct gs_nbody_force_args a = {.kernel = kernel, .precision = job->prec, .law = job->law, .pos = job->d_pos,
-                                  .i_first = job->first, .i_count = job->count, .j_first = j_first,
-                                  .j_count = j_count, .acc = job->d_acc, .accumulate = accumulate,
-                                  .potential = potential, .G = job->G, .eps2 = job->eps2, .cut2 = job->cut2,
-                                  .ws = job->ws, .ws_bytes = job->wsb, .stop = job->stop};
+struct gs_nbody_force_args gs_nbody_forces_args(const struct gs_nbody_job *job, int kernel, uint64_t j_first,
+                                                uint64_t j_count, int accumulate, int potential) {
+  struct gs_nbody_force_args a = {.kernel = kernel,
+                                  .precision = job->prec,
+                                  .law = job->law,
+                                  .pos = job->d_pos,
+                                  .i_first = job->first,
+                                  .i_count = job->count,
+                                  .j_first = j_first,
+                                  .j_count = j_count,
+                                  .acc = job->d_acc,
+                                  .accumulate = accumulate,
+                                  .potential = potential,
+                                  .G = job->G,
+                                  .eps2 = job->eps2,
+                                  .cut2 = job->cut2,
+                                  .ws = job->ws,
+                                  .ws_bytes = job->wsb,
+                                  .stop = job->stop};
   return a;
 }
 

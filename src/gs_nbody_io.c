@@ -38,10 +38,10 @@ void gs_nbody_io_gather(struct gs_nbody_job *job, void **pos, void **vel, void *
   }
   be->queue_sync(c, job->qc);
   const int *tiles = job->dec.tiles, *tile0 = job->dec.tile0, mine_tiles = tiles[job->run->rank];
-  GS_CHECK_MPI(&job->run->where, MPI_Gatherv(v, mine_tiles, job->tile_type, *vel, tiles, tile0, job->tile_type, 0,
-                                             MPI_COMM_WORLD));
-  GS_CHECK_MPI(&job->run->where, MPI_Gatherv(a, mine_tiles, job->tile_type, *acc, tiles, tile0, job->tile_type, 0,
-                                             MPI_COMM_WORLD));
+  GS_CHECK_MPI(&job->run->where,
+               MPI_Gatherv(v, mine_tiles, job->tile_type, *vel, tiles, tile0, job->tile_type, 0, MPI_COMM_WORLD));
+  GS_CHECK_MPI(&job->run->where,
+               MPI_Gatherv(a, mine_tiles, job->tile_type, *acc, tiles, tile0, job->tile_type, 0, MPI_COMM_WORLD));
   free(v);
   free(a);
 }
@@ -94,7 +94,8 @@ int gs_nbody_io_snapshot(struct gs_nbody_job *job, int index, long step) {
   if (first > job->n) first = job->n;
   size_t bytes = (count ? count : 1) * job->esz;
   void *p = malloc(bytes), *v = malloc(bytes);
-  double *pos = malloc(3 * sizeof(double) * (count ? count : 1)), *vel = malloc(3 * sizeof(double) * (count ? count : 1));
+  double *pos = malloc(3 * sizeof(double) * (count ? count : 1)),
+         *vel = malloc(3 * sizeof(double) * (count ? count : 1));
   double *mass = malloc(sizeof(double) * (count ? count : 1));
   if (!p || !v || !pos || !vel || !mass) GS_DIE(&job->run->where, "malloc", "out of memory for a snapshot");
   if (count) {
@@ -106,17 +107,26 @@ int gs_nbody_io_snapshot(struct gs_nbody_job *job, int index, long step) {
     for (int c = 0; c < 4; c++) {
       double pv = job->prec ? ((double *)p)[4 * k + c] : ((float *)p)[4 * k + c];
       double vv = job->prec ? ((double *)v)[4 * k + c] : ((float *)v)[4 * k + c];
-      if (c < 3) pos[3 * k + c] = pv, vel[3 * k + c] = vv;
-      else mass[k] = pv;
+      if (c < 3)
+        pos[3 * k + c] = pv, vel[3 * k + c] = vv;
+      else
+        mass[k] = pv;
     }
   /* The header names the initial conditions: the preset, or the file's name as --ic gave it (a
    * restart that did not repeat --ic FILE only knows it was a file). */
   const char *ic = job->ic_name;
-  if (strcmp(ic, "file") == 0 && !gs_nbody_options_preset(job->o->ic))
-    ic = job->o->ic;
-  struct gs_snapshot s = {.n_total = job->n, .first = first, .count = count, .pos = pos, .vel = vel, .mass = mass,
-                          .time = step * job->o->dt, .step = step, .G = job->G,
-                          .eps = job->law == GS_LAW_PLUMMER ? job->o->eps : 0.0, .ic = ic};
+  if (strcmp(ic, "file") == 0 && !gs_nbody_options_preset(job->o->ic)) ic = job->o->ic;
+  struct gs_snapshot s = {.n_total = job->n,
+                          .first = first,
+                          .count = count,
+                          .pos = pos,
+                          .vel = vel,
+                          .mass = mass,
+                          .time = step * job->o->dt,
+                          .step = step,
+                          .G = job->G,
+                          .eps = job->law == GS_LAW_PLUMMER ? job->o->eps : 0.0,
+                          .ic = ic};
   struct gs_msg msg = {{0}};
   int status = gs_io_write_snapshot(job->o->output, index, &s, MPI_COMM_WORLD, &msg);
   if (status != GS_OK && job->run->rank == 0) fprintf(stderr, "gpusim: error: %s\n", msg.text);
@@ -187,18 +197,23 @@ int gs_nbody_io_restart(struct gs_nbody_job *job, struct gs_ckpt_header *h, void
       status = gs_error_msg(msg, "--restart %s: the checkpoint is in %s precision, --precision says %s", path,
                             h->precision ? "double" : "single", job->o->precision ? "double" : "single");
     else if (status == GS_OK && gs_options_given(opt, "dt") && h->dt != job->o->dt)
-      status = gs_error_msg(msg, "--restart %s: the checkpoint's time step is %.17g, --dt says %.17g", path, h->dt, job->o->dt);
+      status = gs_error_msg(msg, "--restart %s: the checkpoint's time step is %.17g, --dt says %.17g", path, h->dt,
+                            job->o->dt);
     else if (status == GS_OK && gs_options_given(opt, "eps") && h->eps != job->o->eps)
-      status = gs_error_msg(msg, "--restart %s: the checkpoint's softening is %.17g, --eps says %.17g", path, h->eps, job->o->eps);
+      status = gs_error_msg(msg, "--restart %s: the checkpoint's softening is %.17g, --eps says %.17g", path, h->eps,
+                            job->o->eps);
     else if (status == GS_OK && gs_options_given(opt, "ic") && strcmp(h->ic, job->o->ic) != 0 &&
              !(strcmp(h->ic, "file") == 0 && !gs_nbody_options_preset(job->o->ic)))
-      status = gs_error_msg(msg, "--restart %s: the checkpoint started from '%s', --ic says '%s'", path, h->ic, job->o->ic);
+      status =
+          gs_error_msg(msg, "--restart %s: the checkpoint started from '%s', --ic says '%s'", path, h->ic, job->o->ic);
     else if (status == GS_OK && gs_options_given(opt, "seed") && h->seed != job->o->seed)
       status = gs_error_msg(msg, "--restart %s: the checkpoint's seed is %llu, --seed says %llu", path,
                             (unsigned long long)h->seed, (unsigned long long)job->o->seed);
     else if (status == GS_OK && (long)h->step >= job->o->steps)
-      status = gs_error_msg(msg, "--restart %s: the checkpoint is at step %llu; --steps %d is the step to end at, "
-                            "give a larger one", path, (unsigned long long)h->step, job->o->steps);
+      status = gs_error_msg(msg,
+                            "--restart %s: the checkpoint is at step %llu; --steps %d is the step to end at, "
+                            "give a larger one",
+                            path, (unsigned long long)h->step, job->o->steps);
   }
   if (gs_error_agree(MPI_COMM_WORLD, &job->run->where, status, msg) != GS_OK) {
     free(*payload);

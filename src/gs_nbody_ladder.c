@@ -56,8 +56,8 @@ static int gs_nbody_ladder_reference(const struct gs_nbody_job *job, uint64_t **
 }
 
 /* Largest error of the device's forces (with potential) on the sample bodies, over all ranks. */
-static double gs_nbody_ladder_check(struct gs_nbody_job *job, int kernel, const uint64_t *idx, const double *ref, int nref,
-                             void *h_acc) {
+static double gs_nbody_ladder_check(struct gs_nbody_job *job, int kernel, const uint64_t *idx, const double *ref,
+                                    int nref, void *h_acc) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
   struct gs_nbody_force_args a = gs_nbody_forces_args(job, kernel, 0, job->npad, 0, 1);
@@ -105,7 +105,8 @@ static struct gs_stats gs_nbody_ladder_time(struct gs_nbody_job *job, int kernel
 
 void gs_nbody_ladder_params(const struct gs_nbody_job *job, char *out, size_t size, const char *extra) {
   snprintf(out, size, "ic=%s;precision=%s;overlap=%s;steps=%d;dt=%g;eps=%g;%s", job->ic_name,
-           job->prec ? "double" : "single", job->o->overlap ? "on" : "off", job->o->steps, job->o->dt, job->o->eps, extra);
+           job->prec ? "double" : "single", job->o->overlap ? "on" : "off", job->o->steps, job->o->dt, job->o->eps,
+           extra);
 }
 
 void gs_nbody_ladder_run(struct gs_nbody_job *job, unsigned mask, double tol) {
@@ -134,9 +135,17 @@ void gs_nbody_ladder_run(struct gs_nbody_job *job, unsigned mask, double tol) {
     prev = t;
     printf("%-8s %-36s %10.3f %14.4e %9.1f %6s %7s %10.2e  %s\n", k->name, k->title, t * 1e3, rate,
            rate * GS_NBODY_FLOPS / 1e9, step, cum, err, ok ? "OK" : "FAILED");
-    struct gs_row row = {.workload = "nbody", .rank = -1, .problem_size = job->n, .iterations = job->o->iters,
-                         .t_min = slow.min, .t_median = slow.median, .t_max = slow.max, .metric = "interactions",
-                         .value = rate, .unit = "1/s", .efficiency = -1};
+    struct gs_row row = {.workload = "nbody",
+                         .rank = -1,
+                         .problem_size = job->n,
+                         .iterations = job->o->iters,
+                         .t_min = slow.min,
+                         .t_median = slow.median,
+                         .t_max = slow.max,
+                         .metric = "interactions",
+                         .value = rate,
+                         .unit = "1/s",
+                         .efficiency = -1};
     snprintf(row.kernel, sizeof row.kernel, "%s", k->name);
     char extra[96];
     snprintf(extra, sizeof extra, "phase=forces;max_err=%.3g;check=%s", err, ok ? "OK" : "FAILED");

@@ -9,8 +9,8 @@
 
 /* Every force kernel name a backend may have (the CUDA ladder and ours, numbered 1..8, and the
  * CPU's omp). */
-const char *const gs_nbody_options_kernels[] = {"global", "rsqrt", "shared", "unroll", "soften", "fma",
-                                                "multi",  "jsplit", "omp", NULL};
+const char *const gs_nbody_options_kernels[] = {"global", "rsqrt", "shared", "unroll", "soften",
+                                                "fma",    "multi", "jsplit", "omp",    NULL};
 
 const struct gs_opt gs_nbody_options_table[] = {
     {"n", GS_OPT_COUNT, GS_B(n), 1, (int64_t)1 << 40, NULL, "N", "bodies (default 2^18)", NULL},
@@ -20,14 +20,16 @@ const struct gs_opt gs_nbody_options_table[] = {
      "Plummer softening length, > 0 (default 0.01; --ic disk uses the seed's hard cutoff at r < 0.01 instead)", NULL},
     {"ic", GS_OPT_STRING, GS_B(ic), 0, 0, NULL, "IC",
      "plummer (Henon units), disk (the seed 003 2D model: mG = 10, cutoff 0.01), uniform (cold sphere), "
-     "or a FILE of 'x y z vx vy vz m' lines (default plummer)", NULL},
+     "or a FILE of 'x y z vx vy vz m' lines (default plummer)",
+     NULL},
     {"seed", GS_OPT_COUNT, GS_B(seed), 0, INT64_MAX, NULL, "S", "initial-condition seed (default 1)", NULL},
     {"precision", GS_OPT_CHOICE, GS_B(precision), 0, 0, "single|double", "P",
      "arithmetic: single (also float, fp32) or double (fp64), any case (default single)",
      "single=single,float=single,fp32=single,f32=single,double=double,fp64=double,f64=double"},
     {"kernel", GS_OPT_STRING, GS_B(kernels), 0, 0, NULL, "LIST",
      "all, ladder, or a list of 1..8 / global, rsqrt, shared, unroll, soften, fma, multi, jsplit (cuda), omp (cpu); "
-     "each is timed and verified, the last one runs the simulation (default all)", NULL},
+     "each is timed and verified, the last one runs the simulation (default all)",
+     NULL},
     {"energy-every", GS_OPT_INT, GS_B(energy_every), 0, 100000000, NULL, "K",
      "energy, momentum and centre-of-mass diagnostics every K steps (default 0: start and end only)", NULL},
     {"overlap", GS_OPT_CHOICE, GS_B(overlap), 0, 0, "off|on", "O",
@@ -46,12 +48,14 @@ const struct gs_opt gs_nbody_options_table[] = {
     {"restart", GS_OPT_STRING, GS_B(restart), 0, 0, NULL, "PATH",
      "resume from a checkpoint file, or the newest complete one in a directory; --steps is the step to end at. "
      "SIGTERM, SIGINT or SIGUSR1 make a run checkpoint its last completed step (abandoning the step in progress) "
-     "and exit 0", NULL},
+     "and exit 0",
+     NULL},
     {"overwrite", GS_OPT_FLAG, GS_B(overwrite), 0, 0, NULL, NULL,
      "write into an --output that holds another run's checkpoint (an error otherwise); its files are kept", NULL},
     {"progress", GS_OPT_CHOICE, GS_B(progress), 0, 0, "auto|bar|lines|off", "P",
      "progress from rank 0: auto = a bar on a terminal outside a batch job, else plain lines every 10 s or 10% "
-     "of the run (default auto)", NULL},
+     "of the run (default auto)",
+     NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL},
 };
 

@@ -18,8 +18,10 @@ int gs_nbody_setup_bodies(struct gs_nbody_job *job, struct gs_bodies *b, struct 
   snprintf(job->ic_name, sizeof job->ic_name, "%.63s", ic);
   if (gs_nbody_options_preset(ic)) {
     if (gs_ic_alloc(b, job->o->n) != 0) GS_DIE(&job->run->where, "gs_ic_alloc", "out of memory for the bodies");
-    if (ic[0] == 'p') gs_ic_plummer(b, job->o->seed);
-    else if (ic[0] == 'u') gs_ic_uniform(b, job->o->seed);
+    if (ic[0] == 'p')
+      gs_ic_plummer(b, job->o->seed);
+    else if (ic[0] == 'u')
+      gs_ic_uniform(b, job->o->seed);
     else {
       gs_ic_disk(b, job->o->seed);
       /* The seed 003 model: G m = 10 with unit masses, no force closer than 0.01. */
@@ -50,9 +52,11 @@ int gs_nbody_setup_check_size(const struct gs_nbody_job *job, uint64_t n, struct
   double esz = (double)job->esz, slice = (double)npad / run->size + GS_NBODY_TILE;
   double need = (double)npad * esz * (host ? 3 : 2) + slice * (5 * esz + 64) + (host ? 56.0 * (double)n : 0);
   if (status == GS_OK && run->dev.mem_bytes > 0 && need * (host ? run->local_size : 1) > run->dev.mem_bytes)
-    status = gs_error_msg(msg, "%llu bodies: %.3g GB per rank (%s precision) does not fit in the %.3g GB of memory of "
-                          "rank %d's %s%s", (unsigned long long)n, need / 1e9, job->prec ? "double" : "single",
-                          run->dev.mem_bytes / 1e9, run->rank, host ? "host" : "GPU",
+    status = gs_error_msg(msg,
+                          "%llu bodies: %.3g GB per rank (%s precision) does not fit in the %.3g GB of memory of "
+                          "rank %d's %s%s",
+                          (unsigned long long)n, need / 1e9, job->prec ? "double" : "single", run->dev.mem_bytes / 1e9,
+                          run->rank, host ? "host" : "GPU",
                           host && run->local_size > 1 ? ", shared by the node's ranks" : "");
   return gs_error_agree(MPI_COMM_WORLD, &run->where, status, msg);
 }
@@ -78,7 +82,8 @@ void gs_nbody_setup_alloc(struct gs_nbody_job *job) {
   int nev = 2 * job->run->size + 2;
   job->ev = malloc(sizeof *job->ev * (size_t)nev);
   if (!job->ev) GS_DIE(&job->run->where, "malloc", "out of memory");
-  for (int e = 0; e < nev; e++) job->ev[e] = be->event_create(c);
+  for (int e = 0; e < nev; e++)
+    job->ev[e] = be->event_create(c);
   job->gate = be->gate_create(c);
   job->d_pos = be->alloc_device(c, job->npad * job->esz);
   job->d_vel = be->alloc_device(c, slice);
@@ -109,10 +114,14 @@ void gs_nbody_setup_load_bodies(struct gs_nbody_job *job, const struct gs_bodies
     double q[4] = {b->x[i], b->y[i], b->z[i], b->m[i]}, v[4] = {b->vx[i], b->vy[i], b->vz[i], 0};
     int mine = i >= job->first && i < job->first + job->count;
     for (int c = 0; c < 4; c++) {
-      if (job->prec) ((double *)job->h_pos)[4 * i + c] = q[c];
-      else ((float *)job->h_pos)[4 * i + c] = (float)q[c];
-      if (mine && job->prec) ((double *)h_vel)[4 * (i - job->first) + c] = v[c];
-      else if (mine) ((float *)h_vel)[4 * (i - job->first) + c] = (float)v[c];
+      if (job->prec)
+        ((double *)job->h_pos)[4 * i + c] = q[c];
+      else
+        ((float *)job->h_pos)[4 * i + c] = (float)q[c];
+      if (mine && job->prec)
+        ((double *)h_vel)[4 * (i - job->first) + c] = v[c];
+      else if (mine)
+        ((float *)h_vel)[4 * (i - job->first) + c] = (float)v[c];
     }
   }
   be->copy_h2d(c, job->d_pos, job->h_pos, job->npad * job->esz, job->qc);
@@ -126,13 +135,14 @@ void gs_nbody_setup_load_checkpoint(struct gs_nbody_job *job, const char *payloa
   gs_ctx *c = job->ctx;
   size_t part = job->npad * job->esz, mine = (job->count ? job->count : 1) * job->esz;
   if (job->run->rank == 0) memcpy(job->h_pos, payload, part);
-  GS_CHECK_MPI(&job->run->where, MPI_Bcast(job->h_pos, (int)(job->npad / GS_NBODY_TILE), job->tile_type, 0, MPI_COMM_WORLD));
+  GS_CHECK_MPI(&job->run->where,
+               MPI_Bcast(job->h_pos, (int)(job->npad / GS_NBODY_TILE), job->tile_type, 0, MPI_COMM_WORLD));
   void *vel = malloc(mine);
   *acc_slice = malloc(mine);
   if (!vel || !*acc_slice) GS_DIE(&job->run->where, "malloc", "out of memory");
   const int *tiles = job->dec.tiles, *tile0 = job->dec.tile0, mine_tiles = tiles[job->run->rank];
-  GS_CHECK_MPI(&job->run->where, MPI_Scatterv(payload ? payload + part : NULL, tiles, tile0, job->tile_type, vel, mine_tiles,
-                                              job->tile_type, 0, MPI_COMM_WORLD));
+  GS_CHECK_MPI(&job->run->where, MPI_Scatterv(payload ? payload + part : NULL, tiles, tile0, job->tile_type, vel,
+                                              mine_tiles, job->tile_type, 0, MPI_COMM_WORLD));
   GS_CHECK_MPI(&job->run->where, MPI_Scatterv(payload ? payload + 2 * part : NULL, tiles, tile0, job->tile_type,
                                               *acc_slice, mine_tiles, job->tile_type, 0, MPI_COMM_WORLD));
   be->copy_h2d(c, job->d_pos, job->h_pos, part, job->qc);
@@ -144,11 +154,12 @@ void gs_nbody_setup_load_checkpoint(struct gs_nbody_job *job, const char *payloa
 void gs_nbody_setup_free(struct gs_nbody_job *job) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
-  void *dev[] = {job->d_pos, job->d_vel, job->d_acc, job->d_acc2, job->d_terms, job->d_sums, job->ws, job->rws,
-                 job->d_pos0, job->d_vel0, job->d_acc0};
+  void *dev[] = {job->d_pos, job->d_vel, job->d_acc,  job->d_acc2, job->d_terms, job->d_sums,
+                 job->ws,    job->rws,   job->d_pos0, job->d_vel0, job->d_acc0};
   for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
     if (dev[i]) be->free_device(c, dev[i]);
-  for (int e = 0; e < 2 * job->run->size + 2; e++) be->event_destroy(c, job->ev[e]);
+  for (int e = 0; e < 2 * job->run->size + 2; e++)
+    be->event_destroy(c, job->ev[e]);
   be->gate_destroy(c, job->gate);
   be->queue_destroy(c, job->qc);
   be->queue_destroy(c, job->qx);

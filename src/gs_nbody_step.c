@@ -23,7 +23,7 @@ struct gs_nbody_verdict {
  * little of the wall-clock budget left for another step and a checkpoint), undo (a rank saw the
  * signal before its forces were done, so they may be partial), checkpoint now (the interval). */
 static struct gs_nbody_verdict gs_nbody_step_decide(struct gs_nbody_job *job, long step, double slowest_step,
-                                               double ckpt_cost, double last_ckpt, int abandoned) {
+                                                    double ckpt_cost, double last_ckpt, int abandoned) {
   int flags[4] = {gs_signal_pending(), abandoned, 0, 0}, all[4];
   if (job->run->rank == 0) {
     double now = MPI_Wtime();
@@ -78,14 +78,17 @@ static int gs_nbody_step_one(struct gs_nbody_job *job, int scheduled, struct gs_
 }
 
 /* After step s (rank 0): a checkpoint's line and, on a stop, why and what next. */
-static void gs_nbody_step_say_stop(const struct gs_nbody_job *job, long s, const struct gs_nbody_verdict *v, int ckpt_ok) {
+static void gs_nbody_step_say_stop(const struct gs_nbody_job *job, long s, const struct gs_nbody_verdict *v,
+                                   int ckpt_ok) {
   const struct gs_nbody_opts *o = job->o;
   if (job->run->rank != 0) return;
   const char *why = v->sig ? gs_signal_name(v->sig) : "wall-clock budget nearly spent";
-  if (v->undo) printf("# stop: %s came during step %ld, which was abandoned; the state is that of step %ld\n", why, s + 1, s);
+  if (v->undo)
+    printf("# stop: %s came during step %ld, which was abandoned; the state is that of step %ld\n", why, s + 1, s);
   if (v->stop && !ckpt_ok)
     printf("# stopped after step %ld of %d (%s), but its checkpoint could not be written (the error above): nothing "
-           "to resume from in %s/\n", s, o->steps, why, o->output);
+           "to resume from in %s/\n",
+           s, o->steps, why, o->output);
   else if (job->write_failed)
     printf("# stopped after step %ld of %d: writing to %s/ failed (the error above)\n", s, o->steps, o->output);
   else
@@ -95,7 +98,8 @@ static void gs_nbody_step_say_stop(const struct gs_nbody_job *job, long s, const
 }
 
 /* Diagnostics on the energy schedule and at the end, and snapshots, after step s. */
-static void gs_nbody_step_outputs(struct gs_nbody_job *job, long s, int scheduled, struct gs_progress *prog, double *de) {
+static void gs_nbody_step_outputs(struct gs_nbody_job *job, long s, int scheduled, struct gs_progress *prog,
+                                  double *de) {
   const struct gs_nbody_opts *o = job->o;
   if (scheduled || s == o->steps) {
     gs_progress_done(prog);
@@ -122,8 +126,10 @@ long gs_nbody_step_run(struct gs_nbody_job *job, struct gs_step_times *times) {
     int abandoned = gs_nbody_step_one(job, scheduled, st);
     if (st->total > slowest) slowest = st->total;
     struct gs_nbody_verdict v = gs_nbody_step_decide(job, s, slowest, ckpt_cost, last_ckpt, abandoned);
-    if (v.undo) gs_nbody_step_keep(job, 1), s--; /* the checkpoint is of the last completed step */
-    else gs_nbody_step_outputs(job, s, scheduled, &prog, &de);
+    if (v.undo)
+      gs_nbody_step_keep(job, 1), s--; /* the checkpoint is of the last completed step */
+    else
+      gs_nbody_step_outputs(job, s, scheduled, &prog, &de);
     int ckpt_ok = 1;
     if (!job->write_failed && (v.stop || v.interval || (o->checkpoint_every > 0 && s % o->checkpoint_every == 0))) {
       gs_progress_done(&prog);
@@ -131,8 +137,10 @@ long gs_nbody_step_run(struct gs_nbody_job *job, struct gs_step_times *times) {
       ckpt_ok = gs_nbody_io_checkpoint(job, s) == GS_OK;
       ckpt_cost = MPI_Wtime() - c0;
       last_ckpt = MPI_Wtime();
-      if (!ckpt_ok) job->failed = job->write_failed = 1;
-      else if (job->run->rank == 0) printf("# checkpoint: step %ld written to %s/ in %.2f s\n", s, o->output, ckpt_cost);
+      if (!ckpt_ok)
+        job->failed = job->write_failed = 1;
+      else if (job->run->rank == 0)
+        printf("# checkpoint: step %ld written to %s/ in %.2f s\n", s, o->output, ckpt_cost);
     }
     if (!v.undo) gs_progress_update(&prog, s, s * o->dt, de, (double)job->n * (double)job->n / st->total);
     if (v.stop || job->write_failed) {

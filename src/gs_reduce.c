@@ -43,19 +43,22 @@ static int gs_reduce_check_sizes(const struct gs_reduce_job *job, struct gs_msg 
   const char *tname = gs_reduce_options_type_name(job->t);
   int status = GS_OK;
   if (!o->total && o->n > UINT64_MAX / ranks)
-    status = gs_error_msg(msg, "--n %llu on %d ranks: more than 2^64 elements in all", (unsigned long long)o->n, run->size);
+    status =
+        gs_error_msg(msg, "--n %llu on %d ranks: more than 2^64 elements in all", (unsigned long long)o->n, run->size);
   else if (per_rank > SIZE_MAX / esz || per_rank > (uint64_t)INT64_MAX / esz)
-    status = gs_error_msg(msg, "%s %llu: %llu %s elements per rank (%u bytes each): more than 2^63 bytes", o->total ? "--total" : "--n",
-                          (unsigned long long)(o->total ? o->total : o->n), (unsigned long long)per_rank, tname, esz);
+    status = gs_error_msg(msg, "%s %llu: %llu %s elements per rank (%u bytes each): more than 2^63 bytes",
+                          o->total ? "--total" : "--n", (unsigned long long)(o->total ? o->total : o->n),
+                          (unsigned long long)per_rank, tname, esz);
   if (status == GS_OK) {
     int cpu = (run->be->caps & GS_CAP_HOST_MEMORY) != 0, copies = cpu ? (o->source == GS_SOURCE_HOST ? 3 : 2) : 1;
     double ceiling = cpu ? 2.0 * (64 << 20) : 2.0 * (512 << 20); /* the device-copy ceiling's buffers */
     double need = ((double)per_rank * esz * copies + ceiling) * (cpu ? run->local_size : 1);
     if (run->dev.mem_bytes > 0 && need > run->dev.mem_bytes)
-      status = gs_error_msg(msg, "%s %llu: %.3g GB of %s input per rank does not fit in the %.3g GB of memory of rank %d's %s%s",
-                            o->total ? "--total" : "--n", (unsigned long long)(o->total ? o->total : o->n),
-                            (double)per_rank * esz / 1e9, tname, run->dev.mem_bytes / 1e9, run->rank, cpu ? "host" : "GPU",
-                            cpu ? " (the CPU backend holds it 2 or 3 times, for each rank of the node)" : "");
+      status = gs_error_msg(
+          msg, "%s %llu: %.3g GB of %s input per rank does not fit in the %.3g GB of memory of rank %d's %s%s",
+          o->total ? "--total" : "--n", (unsigned long long)(o->total ? o->total : o->n), (double)per_rank * esz / 1e9,
+          tname, run->dev.mem_bytes / 1e9, run->rank, cpu ? "host" : "GPU",
+          cpu ? " (the CPU backend holds it 2 or 3 times, for each rank of the node)" : "");
   }
   return gs_error_agree(MPI_COMM_WORLD, &run->where, status, msg);
 }
@@ -106,7 +109,8 @@ static void gs_reduce_setup(struct gs_reduce_job *job) {
   /* The accumulator's MPI type and op combine the ranks' results. */
   job->mpi_type = job->t == GS_DTYPE_INT32 ? MPI_INT64_T : MPI_DOUBLE;
   job->mpi_op = job->op == GS_OP_SUM ? MPI_SUM : job->op == GS_OP_MIN ? MPI_MIN : MPI_MAX;
-  GS_CHECK_MPI(&run->where, MPI_Allreduce(&job->ref_local, &job->ref_global, 1, job->mpi_type, job->mpi_op, MPI_COMM_WORLD));
+  GS_CHECK_MPI(&run->where,
+               MPI_Allreduce(&job->ref_local, &job->ref_global, 1, job->mpi_type, job->mpi_op, MPI_COMM_WORLD));
   GS_CHECK_MPI(&run->where, MPI_Allreduce(&abs_local, &abs_sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
   job->tol = gs_reduce_check_tolerance(job, abs_sum);
 }
@@ -120,10 +124,12 @@ static void gs_reduce_header(struct gs_reduce_job *job, const struct gs_rank_inf
          gs_reduce_options_type_name(job->t), gs_reduce_options_op_name(job->op), (unsigned long long)job->total,
          run->size, (unsigned long long)job->n,
          job->o->total && job->total % run->size ? " on the first ranks, one less on the rest" : "", job->bytes / 1e9,
-         job->o->block, job->o->iters, job->o->warmup, job->o->source == GS_SOURCE_HOST ? "host (pinned, streamed)" : "device");
+         job->o->block, job->o->iters, job->o->warmup,
+         job->o->source == GS_SOURCE_HOST ? "host (pinned, streamed)" : "device");
   printf("# timing: %s, median over the runs\n", run->be->timing);
-  printf("# inputs: seeded (%llu) uniform %s on [-2^20, 2^20]%s; accumulation in %s\n", (unsigned long long)job->o->seed,
-         job->t == GS_DTYPE_INT32 ? "ints" : "values", job->t == GS_DTYPE_INT32 ? "" : " x 2^-20 (a 2^-20 grid in [-1, 1])",
+  printf("# inputs: seeded (%llu) uniform %s on [-2^20, 2^20]%s; accumulation in %s\n",
+         (unsigned long long)job->o->seed, job->t == GS_DTYPE_INT32 ? "ints" : "values",
+         job->t == GS_DTYPE_INT32 ? "" : " x 2^-20 (a 2^-20 grid in [-1, 1])",
          job->t == GS_DTYPE_INT32 ? "int64 (exact)" : "double");
   fflush(stdout);
 }
@@ -135,10 +141,14 @@ static void gs_reduce_verdict(struct gs_reduce_job *job, double t_allreduce, lon
   gs_reduce_check_format(ref, sizeof ref, job, job->ref_global);
   printf("# MPI_Allreduce of the partial results (%s, %s): median %.2f us (slowest rank), not in the times above\n",
          job->t == GS_DTYPE_INT32 ? "MPI_INT64_T" : "MPI_DOUBLE",
-         job->op == GS_OP_SUM ? "MPI_SUM" : job->op == GS_OP_MIN ? "MPI_MIN" : "MPI_MAX", t_allreduce * 1e6);
+         job->op == GS_OP_SUM   ? "MPI_SUM"
+         : job->op == GS_OP_MIN ? "MPI_MIN"
+                                : "MPI_MAX",
+         t_allreduce * 1e6);
   if (expired)
     printf("# timing: WARNING: in %ld timed run(s) the gate gave up waiting (2 s) before the run was queued: "
-           "those times include host time\n", expired);
+           "those times include host time\n",
+           expired);
   if (job->t == GS_DTYPE_INT32 || job->op != GS_OP_SUM)
     printf("# reference: %s %s = %s (CPU, %s), every kernel must match exactly, per rank and combined\n", tname, oname,
            ref, job->t == GS_DTYPE_INT32 ? "int64" : "exact min/max");
@@ -181,8 +191,10 @@ static int gs_reduce_main(struct gs_run *run) {
   if (run->rank == 0) gs_reduce_header(&job, all);
   free(all);
 
-  if (job.o->source == GS_SOURCE_HOST) gs_reduce_stream_run(&job);
-  else gs_reduce_device_run(&job);
+  if (job.o->source == GS_SOURCE_HOST)
+    gs_reduce_stream_run(&job);
+  else
+    gs_reduce_device_run(&job);
 
   double t_allreduce = gs_reduce_time_allreduce(&job);
   long expired = 0;

@@ -20,15 +20,19 @@ int gs_reduce_check_matches(const struct gs_reduce_job *job, union gs_acc r, uni
 }
 
 void gs_reduce_check_format(char *out, size_t size, const struct gs_reduce_job *job, union gs_acc a) {
-  if (job->t == GS_DTYPE_INT32) snprintf(out, size, "%lld", (long long)a.i);
-  else snprintf(out, size, "%.17g", a.d);
+  if (job->t == GS_DTYPE_INT32)
+    snprintf(out, size, "%lld", (long long)a.i);
+  else
+    snprintf(out, size, "%.17g", a.d);
 }
 
 int gs_reduce_check_verify(struct gs_reduce_job *job, union gs_acc mine, const char *kernel) {
   const struct gs_run *run = job->run;
   if (job->corrupt && run->rank == run->size - 1) {
-    if (job->t == GS_DTYPE_INT32) mine.i += 1;
-    else mine.d += 1.0;
+    if (job->t == GS_DTYPE_INT32)
+      mine.i += 1;
+    else
+      mine.d += 1.0;
   }
   int ok_local = gs_reduce_check_matches(job, mine, job->ref_local), ok_all = 0;
   union gs_acc global;

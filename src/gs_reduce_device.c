@@ -86,9 +86,16 @@ static void gs_reduce_device_row(struct gs_reduce_job *job, struct gs_reduce_dev
   printf("%-8s %-34s %10.4f %9.1f %9.1f %6s %6.1f %6s %7s  %s\n", k->name, k->title, t * 1e3, per_gpu / 1e9, agg / 1e9,
          peak, 100 * per_gpu / tb->ceiling, step, cum, ok_all ? "OK" : "FAILED");
   tb->prev = t;
-  struct gs_row row = {.workload = "reduce", .rank = -1, .problem_size = job->total, .iterations = job->o->iters,
-                       .t_min = slow.min, .t_median = slow.median, .t_max = slow.max, .metric = "bandwidth",
-                       .value = agg / 1e9, .unit = "GB/s",
+  struct gs_row row = {.workload = "reduce",
+                       .rank = -1,
+                       .problem_size = job->total,
+                       .iterations = job->o->iters,
+                       .t_min = slow.min,
+                       .t_median = slow.median,
+                       .t_max = slow.max,
+                       .metric = "bandwidth",
+                       .value = agg / 1e9,
+                       .unit = "GB/s",
                        .efficiency = tb->bw_peak > 0 ? agg / (tb->bw_peak * run->size) : -1};
   snprintf(row.kernel, sizeof row.kernel, "%s", k->name);
   snprintf(row.params, sizeof row.params, "type=%s;op=%s;source=device;block=%d;check=%s;copy_ceiling_GBps=%.1f",
@@ -105,7 +112,8 @@ static void gs_reduce_device_row(struct gs_reduce_job *job, struct gs_reduce_dev
   }
   if (run->size > 1) {
     printf("#   per-rank median ms:");
-    for (int r = 0; r < run->size; r++) printf(" %.4f", tb->per_rank[r].median * 1e3);
+    for (int r = 0; r < run->size; r++)
+      printf(" %.4f", tb->per_rank[r].median * 1e3);
     printf("\n");
   }
 }
@@ -126,7 +134,8 @@ void gs_reduce_device_run(struct gs_reduce_job *job) {
     printf("# device-copy ceiling: %.1f GB/s (rank 0: device-to-device copy, bytes read + written, median of 10)\n",
            tb.ceiling / 1e9);
     if (tb.bw_peak > 0)
-      printf("# theoretical bandwidth: %.1f GB/s (%s, from memory clock x bus width)\n", tb.bw_peak / 1e9, run->dev.name);
+      printf("# theoretical bandwidth: %.1f GB/s (%s, from memory clock x bus width)\n", tb.bw_peak / 1e9,
+             run->dev.name);
     printf("%-8s %-34s %10s %9s %9s %6s %6s %6s %7s  %s\n", "kernel", "what", "ms", "GB/s/GPU", "agg_GB/s", "%peak",
            "%copy", "step", "cum", "check");
   }

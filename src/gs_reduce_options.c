@@ -8,7 +8,8 @@
 #define GS_R(field) GS_OPT_AT(struct gs_reduce_opts, field)
 
 /* Every kernel name a backend may have for reduce (the CUDA ladder and ours, the CPU's omp). */
-const char *const gs_reduce_options_kernels[] = {"1", "2", "3", "4", "5", "6", "7", "vec", "onepass", "cub", "omp", NULL};
+const char *const gs_reduce_options_kernels[] = {"1", "2",   "3",       "4",   "5",   "6",
+                                                 "7", "vec", "onepass", "cub", "omp", NULL};
 
 const struct gs_opt gs_reduce_options_table[] = {
     {"n", GS_OPT_COUNT, GS_R(n), 1, INT64_MAX, NULL, "N",

@@ -13,15 +13,15 @@
 
 struct gs_stream {
   struct gs_reduce_job *job;
-  int nq;                   /* queues */
-  uint64_t chunk, nchunks;  /* elements per chunk, chunks */
+  int nq;                  /* queues */
+  uint64_t chunk, nchunks; /* elements per chunk, chunks */
   gs_queue **q;
   gs_event *start, *stop, **done;
-  void **dbuf, **ws;        /* per queue: a chunk buffer and a reduction workspace (a workspace
-                               serves one queue at a time: each queue has its own) */
+  void **dbuf, **ws; /* per queue: a chunk buffer and a reduction workspace (a workspace
+                        serves one queue at a time: each queue has its own) */
   size_t wsb;
-  union gs_acc *d_res;      /* one result per chunk, on the device */
-  const struct gs_kernel *best; /* the kernel of the naive paths */
+  union gs_acc *d_res;             /* one result per chunk, on the device */
+  const struct gs_kernel *best;    /* the kernel of the naive paths */
   void *ws_all, *d_all, *pageable; /* the naive paths' workspace, device input, pageable copy */
   size_t wsb_all;
 };
@@ -33,7 +33,8 @@ static double gs_stream_once(struct gs_stream *s, const struct gs_kernel *k, con
   gs_ctx *c = job->ctx;
   size_t esz = gs_dtype_size(job->t);
   be->event_record(c, s->start, s->q[0]);
-  for (int i = 1; i < s->nq; i++) be->queue_wait(c, s->q[i], s->start);
+  for (int i = 1; i < s->nq; i++)
+    be->queue_wait(c, s->q[i], s->start);
   for (uint64_t ch = 0; ch < s->nchunks; ch++) {
     int i = (int)(ch % (uint64_t)s->nq);
     uint64_t off = ch * s->chunk, cnt = job->n - off < s->chunk ? job->n - off : s->chunk;
@@ -88,7 +89,8 @@ static struct gs_stats gs_stream_measure(struct gs_stream *s, const struct gs_ke
     if (!res) GS_DIE(&job->run->where, "malloc", "out of memory");
     be->copy_d2h(c, res, s->d_res, sizeof *res * nres, s->q[0]);
     be->queue_sync(c, s->q[0]);
-    for (uint64_t i = 0; i < nres; i++) acc = gs_acc_combine(job->t, job->op, acc, res[i]);
+    for (uint64_t i = 0; i < nres; i++)
+      acc = gs_acc_combine(job->t, job->op, acc, res[i]);
     free(res);
     *ok_all = gs_reduce_check_verify(job, acc, serial ? s->best->name : k->name);
   }
@@ -106,9 +108,17 @@ static void gs_stream_row(struct gs_stream *s, const char *kernel, const char *w
   if (show_overlap) snprintf(overlap, sizeof overlap, "%.1f%%", 100 * copy_t / st.median);
   printf("%-8s %-40s %10.3f %9.2f %9.2f %8.1f %8s  %s\n", kernel, what, st.median * 1e3, gbs, gbs * run->size,
          100 * gbs / pinned, overlap, check);
-  struct gs_row row = {.workload = "reduce", .rank = -1, .problem_size = job->total, .iterations = job->o->iters,
-                       .t_min = st.min, .t_median = st.median, .t_max = st.max, .metric = "bandwidth",
-                       .value = gbs * run->size, .unit = "GB/s", .efficiency = gbs / pinned};
+  struct gs_row row = {.workload = "reduce",
+                       .rank = -1,
+                       .problem_size = job->total,
+                       .iterations = job->o->iters,
+                       .t_min = st.min,
+                       .t_median = st.median,
+                       .t_max = st.max,
+                       .metric = "bandwidth",
+                       .value = gbs * run->size,
+                       .unit = "GB/s",
+                       .efficiency = gbs / pinned};
   snprintf(row.kernel, sizeof row.kernel, "%s", kernel);
   snprintf(row.params, sizeof row.params, "type=%s;op=%s;source=host;path=%s;streams=%d;chunk=%llu;check=%s",
            gs_reduce_options_type_name(job->t), gs_reduce_options_op_name(job->op), what, s->nq,
@@ -195,8 +205,8 @@ void gs_reduce_stream_run(struct gs_reduce_job *job) {
   struct gs_stream s = {0};
   gs_stream_setup(&s, job);
   if (run->rank == 0) {
-    printf("# streamed: %llu chunk(s) of up to %llu elements (%.1f MB) over %d stream(s)\n", (unsigned long long)s.nchunks,
-           (unsigned long long)s.chunk, s.chunk * gs_dtype_size(job->t) / 1e6, s.nq);
+    printf("# streamed: %llu chunk(s) of up to %llu elements (%.1f MB) over %d stream(s)\n",
+           (unsigned long long)s.nchunks, (unsigned long long)s.chunk, s.chunk * gs_dtype_size(job->t) / 1e6, s.nq);
     printf("%-8s %-40s %10s %9s %9s %8s %8s  %s\n", "kernel", "path", "ms", "GB/s/GPU", "agg_GB/s", "%pinned",
            "overlap", "check");
   }

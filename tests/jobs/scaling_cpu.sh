@@ -178,7 +178,11 @@ while IFS="$(printf '\t')" read -r where kind cmd; do
   esac
   out=$(unset GPUSIM GPUSIM_BACKEND; PATH="$tmp/pybin:$PATH" gs_example_run "$tmp/ex" "$cmd")
   rc=$?
-  [ $rc = 0 ] || { echo "$out"; gs_fail "$where: '$cmd': exit status $rc"; }
+  if [ $rc != 0 ]; then # the runs' own logs say why
+    echo "$out"
+    find "$tmp/ex" -name '*.log' -newer "$tmp/ex.list" | while read -r l; do echo "== $l" && tail -20 "$l"; done
+    gs_fail "$where: '$cmd': exit status $rc"
+  fi
   case $cmd in
     *plot.py*) for f in reduce-strong reduce-weak reduce-ladder; do
         png_ok "$tmp/ex/$d/$f.png" || { echo "$out"; gs_fail "$where: no $d/$f.png"; }
