@@ -209,7 +209,7 @@ AC_DEFUN([GS_CUBLAS], [
         [test "$with_cublas" = no], [gs_cublas_summary="no (--without-cublas)"], [
     gs_save_CPPFLAGS=$CPPFLAGS
     gs_save_LIBS=$LIBS
-    gs_cublas_libs=`echo " $CUDA_LIBS " | sed 's/ -lcudart / -lcublas -lcudart /; s/^ //; s/ $//'`
+    gs_cublas_libs="$CUDA_LIBS -lcublas"
     CPPFLAGS="$CPPFLAGS $CUDA_CPPFLAGS"
     LIBS="$gs_cublas_libs $LIBS"
     AC_MSG_CHECKING([whether C programs link with cuBLAS])
