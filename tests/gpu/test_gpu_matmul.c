@@ -123,24 +123,32 @@ static double *fill(int kind, int dtype, uint64_t rows, uint64_t cols, uint64_t 
   return h;
 }
 
+/* Row by row, B's rows read in order (the long double sums per column kept in two rows). */
 static void reference(struct mm_data *d) {
   const struct mm_case *c = &d->c;
   d->ref = malloc((c->m * c->n + 1) * sizeof *d->ref);
   d->scale = malloc((c->m * c->n + 1) * sizeof *d->scale);
   if (!d->ref || !d->scale) exit(1);
-#pragma omp parallel for schedule(static)
-  for (long long i = 0; i < (long long)c->m; ++i)
-    for (uint64_t j = 0; j < c->n; ++j) {
-      long double s = 0, a = 0;
-      for (uint64_t p = 0; p < c->k; ++p) {
-        const long double t = (long double)d->A[i * c->lda + p] * d->B[p * c->ldb + j];
-        s += t;
-        a += fabsl(t);
+#pragma omp parallel for schedule(dynamic, 16)
+  for (long long i = 0; i < (long long)c->m; ++i) {
+    long double *s = calloc(2 * c->n + 1, sizeof *s), *a = s + c->n;
+    if (!s) exit(1);
+    for (uint64_t p = 0; p < c->k; ++p) {
+      const long double x = d->A[i * c->lda + p];
+      const double *b = d->B + p * c->ldb;
+      for (uint64_t j = 0; j < c->n; ++j) {
+        const long double t = x * b[j];
+        s[j] += t;
+        a[j] += fabsl(t);
       }
-      const double c0 = d->C0[i * c->ldc + j];
-      d->ref[i * c->n + j] = (double)(c->acc ? c0 + s : s);
-      d->scale[i * c->n + j] = (double)(c->acc ? a + fabs(c0) : a);
     }
+    for (uint64_t j = 0; j < c->n; ++j) {
+      const double c0 = d->C0[i * c->ldc + j];
+      d->ref[i * c->n + j] = (double)(c->acc ? c0 + s[j] : s[j]);
+      d->scale[i * c->n + j] = (double)(c->acc ? a[j] + fabs(c0) : a[j]);
+    }
+    free(s);
+  }
 }
 
 static void make_data(struct mm_data *d, const struct mm_case *c, int dtype) {
@@ -320,7 +328,7 @@ static const struct mm_case g_cases[] = {
     {515, 777, 260, 260, 777, 777, 0, 0, 0, KIND_INT}, /* 5 x 7 SIMT blocks, 33 k-tiles */
     {515, 777, 260, 264, 780, 780, 0, 0, 0, KIND_RANDOM},
     {515, 777, 260, 260, 777, 777, 0, 0, 1, KIND_RANDOM},
-    {65535u * 128 + 33, 2, 3, 3, 2, 2, 0, 0, 0, KIND_INT}, /* more tile rows than one launch's grid */
+    {65535u * 128 + 33, 1, 2, 2, 1, 1, 0, 0, 0, KIND_INT}, /* more tile rows than one launch's grid */
 };
 #define NCASES ((int)(sizeof g_cases / sizeof *g_cases))
 
@@ -369,9 +377,10 @@ static int small_launch(struct gs_cuda_ctx *ctx, int kernel, int dtype, const st
 
 /* Arguments every kernel refuses with cudaErrorInvalidValue, launching nothing: C keeps its
  * bytes and no error is left behind. */
+#define UNDER_TEST INT_MIN
 struct bad_call {
   const char *what;
-  int kernel, dtype; /* kernel -1: the kernel under test */
+  int kernel, dtype; /* UNDER_TEST: the kernel under test */
   uint64_t m, n, k, lda, ldb, ldc;
   int null_a, null_b, null_c, null_ctx;
 };
@@ -380,28 +389,28 @@ static const struct bad_call g_bad[] = {
     {"kernel GS_MK_COUNT", GS_MK_COUNT, GS_DTYPE_FLOAT, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0},
     {"kernel -3", -3, GS_DTYPE_FLOAT, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0},
     {"cublas-tf32 with double", GS_MK_CUBLAS_TF32, GS_DTYPE_DOUBLE, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0},
-    {"dtype int32", -1, GS_DTYPE_INT32, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0},
-    {"dtype GS_DTYPE_COUNT", -1, GS_DTYPE_COUNT, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0},
-    {"A NULL", -1, GS_DTYPE_FLOAT, 4, 4, 4, 4, 4, 4, 1, 0, 0, 0},
-    {"B NULL", -1, GS_DTYPE_DOUBLE, 4, 4, 4, 4, 4, 4, 0, 1, 0, 0},
-    {"C NULL", -1, GS_DTYPE_FLOAT, 4, 4, 4, 4, 4, 4, 0, 0, 1, 0},
-    {"context NULL", -1, GS_DTYPE_FLOAT, 4, 4, 4, 4, 4, 4, 0, 0, 0, 1},
-    {"lda < k", -1, GS_DTYPE_FLOAT, 4, 4, 4, 3, 4, 4, 0, 0, 0, 0},
-    {"ldb < n", -1, GS_DTYPE_DOUBLE, 4, 4, 4, 4, 3, 4, 0, 0, 0, 0},
-    {"ldc < n", -1, GS_DTYPE_FLOAT, 4, 4, 4, 4, 4, 3, 0, 0, 0, 0},
-    {"lda < k, k = 1, lda = 0", -1, GS_DTYPE_FLOAT, 4, 4, 1, 0, 4, 4, 0, 0, 0, 0},
-    {"m > 2^30", -1, GS_DTYPE_FLOAT, (1ull << 30) + 1, 4, 4, 4, 4, 4, 0, 0, 0, 0},
-    {"n > 2^30", -1, GS_DTYPE_FLOAT, 4, (1ull << 30) + 1, 4, 4, (1ull << 30) + 1, (1ull << 30) + 1, 0, 0, 0, 0},
-    {"k > 2^30", -1, GS_DTYPE_FLOAT, 4, 4, (1ull << 30) + 1, (1ull << 30) + 1, 4, 4, 0, 0, 0, 0},
-    {"lda > INT_MAX", -1, GS_DTYPE_FLOAT, 4, 4, 4, (uint64_t)INT_MAX + 1, 4, 4, 0, 0, 0, 0},
-    {"ldc > INT_MAX", -1, GS_DTYPE_DOUBLE, 4, 4, 4, 4, 4, (uint64_t)INT_MAX + 1, 0, 0, 0, 0},
+    {"dtype int32", UNDER_TEST, GS_DTYPE_INT32, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0},
+    {"dtype GS_DTYPE_COUNT", UNDER_TEST, GS_DTYPE_COUNT, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0},
+    {"A NULL", UNDER_TEST, GS_DTYPE_FLOAT, 4, 4, 4, 4, 4, 4, 1, 0, 0, 0},
+    {"B NULL", UNDER_TEST, GS_DTYPE_DOUBLE, 4, 4, 4, 4, 4, 4, 0, 1, 0, 0},
+    {"C NULL", UNDER_TEST, GS_DTYPE_FLOAT, 4, 4, 4, 4, 4, 4, 0, 0, 1, 0},
+    {"context NULL", UNDER_TEST, GS_DTYPE_FLOAT, 4, 4, 4, 4, 4, 4, 0, 0, 0, 1},
+    {"lda < k", UNDER_TEST, GS_DTYPE_FLOAT, 4, 4, 4, 3, 4, 4, 0, 0, 0, 0},
+    {"ldb < n", UNDER_TEST, GS_DTYPE_DOUBLE, 4, 4, 4, 4, 3, 4, 0, 0, 0, 0},
+    {"ldc < n", UNDER_TEST, GS_DTYPE_FLOAT, 4, 4, 4, 4, 4, 3, 0, 0, 0, 0},
+    {"lda < k, k = 1, lda = 0", UNDER_TEST, GS_DTYPE_FLOAT, 4, 4, 1, 0, 4, 4, 0, 0, 0, 0},
+    {"m > 2^30", UNDER_TEST, GS_DTYPE_FLOAT, (1ull << 30) + 1, 4, 4, 4, 4, 4, 0, 0, 0, 0},
+    {"n > 2^30", UNDER_TEST, GS_DTYPE_FLOAT, 4, (1ull << 30) + 1, 4, 4, (1ull << 30) + 1, (1ull << 30) + 1, 0, 0, 0, 0},
+    {"k > 2^30", UNDER_TEST, GS_DTYPE_FLOAT, 4, 4, (1ull << 30) + 1, (1ull << 30) + 1, 4, 4, 0, 0, 0, 0},
+    {"lda > INT_MAX", UNDER_TEST, GS_DTYPE_FLOAT, 4, 4, 4, (uint64_t)INT_MAX + 1, 4, 4, 0, 0, 0, 0},
+    {"ldc > INT_MAX", UNDER_TEST, GS_DTYPE_DOUBLE, 4, 4, 4, 4, 4, (uint64_t)INT_MAX + 1, 0, 0, 0, 0},
 };
 
 static void check_one_bad(struct gs_cuda_ctx *ctx, const struct kern *kn, const struct bad_call *b, void *buf,
                           cudaStream_t st) {
   const unsigned char pattern = 0x5a;
   CK(cudaMemset(buf, pattern, 4096));
-  const int kernel = b->kernel < 0 ? kn->id : b->kernel;
+  const int kernel = b->kernel == UNDER_TEST ? kn->id : b->kernel;
   const int e =
       gs_matmul_kernels_launch(b->null_ctx ? NULL : ctx, kernel, b->dtype, b->m, b->n, b->k, b->null_a ? NULL : buf,
                                b->lda, b->null_b ? NULL : buf, b->ldb, b->null_c ? NULL : buf, b->ldc, 0, st);
