@@ -40,7 +40,8 @@ struct gs_cuda_ctx {
 /* Fill c for `device` (which must be current). Returns cudaError_t. */
 int gs_cuda_ctx_init(struct gs_cuda_ctx *c, int device);
 
-/* Release what c holds (the cuBLAS handle). Returns cudaError_t. */
+/* Release what c holds (the cuBLAS handle; c->cublas is NULL after, so a second call does
+ * nothing). Returns cudaError_t, or GS_MATMUL_CUBLAS_STATUS + the status of cublasDestroy. */
 int gs_cuda_ctx_free(struct gs_cuda_ctx *c);
 
 /* Resident blocks per SM of kernel `func` (a __global__ function's address) at `block` threads
@@ -137,7 +138,14 @@ enum gs_matmul_kernel {
 /* C (m x n, ldc) = A (m x k, lda) * B (k x n, ldb), or += with accumulate; row-major, dtype
  * GS_DTYPE_FLOAT or GS_DTYPE_DOUBLE, any sizes. Asynchronous on stream. cudaErrorInvalidValue for
  * a kernel that does not run this dtype, a bad size or a NULL pointer; cudaErrorNotSupported for
- * the cuBLAS ids in a build without cuBLAS. */
+ * the cuBLAS ids in a build without cuBLAS.
+ * Sizes: m, n, k <= 2^30, leading dimensions <= INT_MAX and at least the row (lda >= k, ldb >= n,
+ * ldc >= n); a matrix with no element may be NULL. m or n = 0: nothing; k = 0: C = 0 (unchanged
+ * with accumulate). C must not overlap A or B.
+ * These two functions return a cudaError_t, or, when cuBLAS fails, GS_MATMUL_CUBLAS_STATUS plus
+ * its cublasStatus_t (a range no cudaError_t uses, so a cuBLAS failure is told apart from a
+ * runtime one); gs_matmul_kernels_error_string names either. */
+#define GS_MATMUL_CUBLAS_STATUS 100000
 int gs_matmul_kernels_launch(struct gs_cuda_ctx *c, int kernel, int dtype, uint64_t m, uint64_t n, uint64_t k,
                              const void *A, uint64_t lda, const void *B, uint64_t ldb, void *C, uint64_t ldc,
                              int accumulate, void *stream);
@@ -146,6 +154,10 @@ int gs_matmul_kernels_launch(struct gs_cuda_ctx *c, int kernel, int dtype, uint6
 int gs_matmul_cublas_gemm(struct gs_cuda_ctx *c, int tf32, int dtype, uint64_t m, uint64_t n, uint64_t k,
                           const void *A, uint64_t lda, const void *B, uint64_t ldb, void *C, uint64_t ldc,
                           int accumulate, void *stream);
+
+/* What a value returned by the two functions above means: cudaGetErrorString's text, or the
+ * cuBLAS status name ("CUBLAS_STATUS_..."). Never NULL. */
+const char *gs_matmul_kernels_error_string(int e);
 
 #ifdef __cplusplus
 }

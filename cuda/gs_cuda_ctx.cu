@@ -2,8 +2,14 @@
  * in cuda/ that asks the runtime for them: the SM count, read once when the context is made, and
  * each kernel's resident blocks per SM, asked once per (kernel, block size) and remembered in the
  * context. The launchers size their persistent grids and plans from these numbers and keep no
- * state of their own, so a context's owner decides how long the answers live. */
+ * state of their own, so a context's owner decides how long the answers live. It also holds the
+ * cuBLAS handle (made by gs_matmul_cublas.cu on first use), which gs_cuda_ctx_free destroys. */
+#include <config.h>
+
 #include <cuda_runtime.h>
+#ifdef GS_HAVE_CUBLAS
+#include <cublas_v2.h>
+#endif
 
 #include "gs_cuda.h"
 
@@ -15,7 +21,21 @@ extern "C" int gs_cuda_ctx_init(struct gs_cuda_ctx *c, int device)
   c->device = device;
   c->sm_count = e == cudaSuccess ? sms : 0;
   c->nocc = 0;
+  c->cublas = NULL;
   return (int)e;
+}
+
+extern "C" int gs_cuda_ctx_free(struct gs_cuda_ctx *c)
+{
+  if (!c) return (int)cudaErrorInvalidValue;
+#ifdef GS_HAVE_CUBLAS
+  if (c->cublas) {
+    const cublasStatus_t st = cublasDestroy(static_cast<cublasHandle_t>(c->cublas));
+    c->cublas = NULL;
+    if (st != CUBLAS_STATUS_SUCCESS) return GS_MATMUL_CUBLAS_STATUS + (int)st;
+  }
+#endif
+  return (int)cudaSuccess;
 }
 
 /* A linear search: a run launches a handful of (kernel, block) pairs, and a pointer compare per

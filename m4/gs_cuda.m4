@@ -193,3 +193,36 @@ AC_DEFUN([GS_CUDA_CHECK], [
     rm -f conftest.$OBJEXT
   ])
 ])
+
+# GS_CUBLAS: cuBLAS for gpusim matmul's baseline rows (after GS_CUDA). Found when cublas_v2.h
+# compiles and -lcublas links from C with CUDA_CPPFLAGS and CUDA_LIBS (beside cudart: the
+# toolkit's lib64, or the system directories on Debian).
+#   --without-cublas   build without it (the matmul kernel lists have no cuBLAS rows)
+#   --with-cublas      an error when it is not found (default: use it when found)
+# Results: GS_HAVE_CUBLAS (AM_CONDITIONAL and AC_DEFINE), -lcublas in CUDA_LIBS, gs_cublas_summary.
+AC_DEFUN([GS_CUBLAS], [
+  AC_ARG_WITH([cublas],
+    [AS_HELP_STRING([--without-cublas], [build the CUDA backend without cuBLAS (no cuBLAS baseline in matmul)])],
+    [], [with_cublas=auto])
+  gs_have_cublas=no
+  AS_IF([test $gs_have_cuda != yes], [gs_cublas_summary="no (no CUDA)"],
+        [test "$with_cublas" = no], [gs_cublas_summary="no (--without-cublas)"], [
+    gs_save_CPPFLAGS=$CPPFLAGS
+    gs_save_LIBS=$LIBS
+    gs_cublas_libs="$CUDA_LIBS -lcublas"
+    CPPFLAGS="$CPPFLAGS $CUDA_CPPFLAGS"
+    LIBS="$gs_cublas_libs $LIBS"
+    AC_MSG_CHECKING([whether C programs link with cuBLAS])
+    AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <cublas_v2.h>]],
+                                    [[cublasHandle_t h; return (int)cublasCreate(&h);]])],
+      [AC_MSG_RESULT([yes]); gs_have_cublas=yes; CUDA_LIBS=$gs_cublas_libs],
+      [AC_MSG_RESULT([no])])
+    CPPFLAGS=$gs_save_CPPFLAGS
+    LIBS=$gs_save_LIBS
+    AS_IF([test $gs_have_cublas = yes], [gs_cublas_summary="yes: matmul has cuBLAS baseline rows"],
+          [test "$with_cublas" = yes], [AC_MSG_ERROR([--with-cublas was given but cublas_v2.h / -lcublas do not work with $CUDA_CPPFLAGS $CUDA_LIBS; see config.log])],
+          [gs_cublas_summary="NO: cublas_v2.h or -lcublas not found beside CUDA (matmul has no cuBLAS baseline rows)"])
+  ])
+  AS_IF([test $gs_have_cublas = yes], [AC_DEFINE([GS_HAVE_CUBLAS], [1], [Define to 1 to build the cuBLAS matmul baseline.])])
+  AM_CONDITIONAL([GS_HAVE_CUBLAS], [test $gs_have_cublas = yes])
+])

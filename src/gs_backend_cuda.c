@@ -59,7 +59,12 @@ static gs_ctx *gs_cuda_open(struct gs_where *where, int gpu, struct gs_device_in
   return c;
 }
 
-static void gs_cuda_close(gs_ctx *c) { free(c); }
+/* The cuBLAS handle goes with the context it was made in (gs_cuda_ctx_free). */
+static void gs_cuda_close(gs_ctx *c) {
+  const int e = gs_cuda_ctx_free(&c->cu);
+  if (e != 0) GS_DIE(&c->where, "gs_cuda_ctx_free", gs_matmul_kernels_error_string(e));
+  free(c);
+}
 
 static void gs_cuda_versions(int *runtime, int *driver) {
   *runtime = *driver = 0;
@@ -202,4 +207,5 @@ const struct gs_backend gs_backend_cuda_ops = {
     .event_seconds = gs_cuda_event_seconds,
     .reduce = &gs_backend_cuda_reduce_ops,
     .nbody = &gs_backend_cuda_nbody_ops,
+    .matmul = &gs_backend_cuda_matmul_ops,
 };

@@ -84,6 +84,12 @@ expect() {
 has_flag() { echo " $flags " | grep -qF " $2" || gs_fail "$1: the build's flags lack '$2': $flags"; }
 
 fake "$tmp/home" 12.0
+# A stand-in cuBLAS beside the first only (m4/gs_cuda.m4's GS_CUBLAS: the header compiles and
+# -lcublas links from C).
+echo 'typedef void *cublasHandle_t; int cublasCreate(cublasHandle_t *h);' >"$tmp/home/include/cublas_v2.h"
+echo 'int cublasCreate(void **h) { *h = 0; return 0; }' >"$tmp/cublas.c"
+"$cc_real" -c "$tmp/cublas.c" -o "$tmp/cublas.o" && ar rc "$tmp/home/lib64/libcublas.a" "$tmp/cublas.o" ||
+  gs_hard "cannot build the stand-in cuBLAS"
 fake "$tmp/cpath" 12.4
 fake "$tmp/with" 13.0
 fake "$tmp/onpath" 12.8 targets/x86_64-linux/lib
@@ -107,11 +113,24 @@ host=$(mpicc --showme:command 2>/dev/null || mpicc -show 2>/dev/null | sed 's/ .
 host=$(command -v "${host%% *}")
 [ -n "$host" ] || gs_hard "cannot tell the compiler behind mpicc"
 has_flag home "GS_NVCC_HOSTFLAGS=-ccbin $host"
+sed -n 's/^  cuBLAS \.* //p' "$tmp/home.out" | grep -q '^yes' || { cat "$tmp/home.out"; gs_fail "home: cuBLAS beside CUDA not used"; }
+has_flag home "-lcudart -lstdc++ -lm -lcublas"
 grep -q -- "-std=c++17 .*-ccbin $host .*gs_reduce_cub\.cu" "$tmp/home/bin/nvcc.log" ||
   { cat "$tmp/home/bin/nvcc.log"; gs_fail "home: no CUB probe with -std=c++17 -ccbin $host"; }
 # CUDA_PATH when CUDA_HOME is not set; --with-cuda=PATH beats both.
 PATH=$tmp/onpath/bin:$path CUDA_PATH=$tmp/cpath conf cpath
 expect cpath "CUDA_PATH" "^yes: $tmp/cpath \(CUDA 12\.4\)"
+# No cuBLAS there: CUDA without it, said so (unless the compiler finds a real one on its own, as
+# where the toolkit is linked into /usr/local); --without-cublas leaves a found one out.
+printf '#include <cublas_v2.h>\nint main(void) { cublasHandle_t h; return (int)cublasCreate(&h); }\n' >"$tmp/cb.c"
+if "$cc_real" "$tmp/cb.c" -o "$tmp/cb" -lcublas >/dev/null 2>&1; then
+  echo "(cpath: no-cuBLAS case not checked: the compiler finds a real cuBLAS by itself)"
+else
+  sed -n 's/^  cuBLAS \.* //p' "$tmp/cpath.out" | grep -q '^NO' || { cat "$tmp/cpath.out"; gs_fail "cpath: no 'NO' cuBLAS line"; }
+  echo " $flags " | grep -q -- "-lcublas" && gs_fail "cpath: -lcublas without cuBLAS: $flags"
+fi
+PATH=$tmp/onpath/bin:$path CUDA_HOME=$tmp/home conf nocublas --without-cublas
+sed -n 's/^  cuBLAS \.* //p' "$tmp/nocublas.out" | grep -q -- '--without-cublas' || { cat "$tmp/nocublas.out"; gs_fail "nocublas: cuBLAS used"; }
 PATH=$tmp/onpath/bin:$path CUDA_HOME=$tmp/home CUDA_PATH=$tmp/cpath conf with --with-cuda="$tmp/with"
 expect with "--with-cuda=PATH" "^yes: $tmp/with \(CUDA 13\.0\)"
 # nvcc in PATH, cudart in targets/x86_64-linux/lib.
