@@ -53,6 +53,7 @@ struct gs_matmul_table_res {
   struct gs_stats mine, slow; /* this rank's product times; the slowest rank's (rank 0) */
   double compute;             /* this rank's median seconds in block products */
   double busy, hidden;        /* slowest rank's compute share; the least hidden fraction over ranks */
+  double csum;                /* this rank's sum of its C block, then (rank 0) the job's: a fingerprint */
   int ok;
 };
 
@@ -72,6 +73,10 @@ static void gs_matmul_table_time(struct gs_matmul_job *job, const struct gs_kern
   r->mine = gs_stats_of(t, n);
   r->compute = gs_stats_of(t + n, n).median;
   free(t);
+  /* In a fixed order, so equal C blocks give equal sums (--overlap on and off, say). */
+  r->csum = 0;
+  for (uint64_t i = 0; i < job->mloc * job->nloc; i++)
+    r->csum += job->t == GS_DTYPE_DOUBLE ? ((const double *)job->hC)[i] : ((const float *)job->hC)[i];
 }
 
 /* The hidden fraction of this rank's panel traffic: what the product's time lacks of compute +
@@ -138,11 +143,12 @@ static void gs_matmul_table_line(struct gs_matmul_job *job, struct gs_matmul_tab
   if (run->size == 1) {
     printf("%-12s %-34s %10.3f %9.3f %6s %7s %7s  %s\n", k->name, k->title, t * 1e3, agg / 1e12, peak, step, cum,
            r->ok ? "OK" : "FAILED");
+    printf("#   sum of C: %.17g\n", r->csum);
     return;
   }
   printf("%-12s %-34s %10.3f %9.3f %9.3f %6s %5.1f%% %5.1f%%  %s\n", k->name, k->title, t * 1e3, per / 1e12, agg / 1e12,
          peak, 100 * r->busy, 100 * r->hidden, r->ok ? "OK" : "FAILED");
-  printf("#   per-rank median ms:");
+  printf("#   sum of C: %.17g; per-rank median ms:", r->csum);
   for (int q = 0; q < run->size; q++) printf(" %.3f", tb->per_rank[q].median * 1e3);
   printf("\n");
 }
@@ -164,6 +170,8 @@ void gs_matmul_table_run(struct gs_matmul_job *job) {
     double mine[2] = {r.compute / r.mine.median, gs_matmul_table_hidden(job, &r)}, worst[2];
     GS_CHECK_MPI(&run->where, MPI_Reduce(mine, worst, 2, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD));
     r.busy = worst[0], r.hidden = worst[1];
+    double csum = r.csum;
+    GS_CHECK_MPI(&run->where, MPI_Reduce(&csum, &r.csum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));
     if (run->rank == 0) {
       gs_matmul_table_line(job, &tb, k, &r);
       gs_matmul_table_rows(job, &tb, k, &r);
