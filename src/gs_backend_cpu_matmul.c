@@ -1,7 +1,7 @@
 /* gs_backend_cpu_matmul.c: the CPU backend's matrix multiply, one OpenMP cache-blocked loop per
  * element type. Each thread owns blocks of rows of C; within a block, i-k-j order streams rows
- * of B and C (unit stride, which the compiler vectorises), and k and j are tiled so a tile of B
- * stays in cache while a block of rows uses it. C accumulates in the element type, as a GPU
+ * of B and C (unit stride, vectorised with omp simd: a row of C never overlaps one of B), and k
+ * and j are tiled so a tile of B stays in cache while a block of rows uses it. C accumulates in the element type, as a GPU
  * kernel's registers would: float results round like a float kernel's. */
 #include <stdint.h>
 #include <string.h>
@@ -28,10 +28,10 @@
         for (uint64_t k0 = 0; k0 < k; k0 += GS_CPU_MM_KT) {                                           \
           uint64_t k1 = k0 + GS_CPU_MM_KT < k ? k0 + GS_CPU_MM_KT : k;                                \
           for (uint64_t i = i0; i < i1; i++) {                                                        \
-            T *crow = cc + i * ldc + j0;                                                              \
+            T *restrict crow = cc + i * ldc + j0;                                                     \
             for (uint64_t kk = k0; kk < k1; kk++) {                                                   \
-              const T aik = a[i * lda + kk], *brow = b + kk * ldb + j0;                               \
-              for (uint64_t j = 0; j < jn; j++) crow[j] += aik * brow[j];                             \
+              const T aik = a[i * lda + kk], *restrict brow = b + kk * ldb + j0;                      \
+              _Pragma("omp simd") for (uint64_t j = 0; j < jn; j++) crow[j] += aik * brow[j];         \
             }                                                                                         \
           }                                                                                           \
         }                                                                                             \

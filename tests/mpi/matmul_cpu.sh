@@ -39,11 +39,15 @@ s6=$(csum "$(gs_mpirun 6 matmul $common $ragged --type double)")
 out=$(gs_mpirun 6 matmul $common --m 1 --n 2 --k 1 --ic random 2>&1) || { echo "$out"; gs_fail "1x2x1 on 6 ranks: exit"; }
 gs_verified "$out" "1x2x1 on 6 ranks" 1
 # A wrong C prints FAILED and exits 1 (the hook corrupts one element of the last rank's block).
+# Each check must see it on its own: the element check (seed); Freivalds' test, on the other
+# ranks of the process row, which sample no entry of that block (random).
 for ic in seed random; do
   out=$(GPUSIM_TEST_CORRUPT_RESULT=1 gs_mpirun 3 matmul $common $ragged --ic $ic 2>&1)
   rc=$?
   echo "$out" | grep -q '^# verification: FAILED' || { echo "$out"; gs_fail "$ic: corrupted C not reported"; }
   [ $rc = 1 ] || gs_fail "$ic: corrupted C: exit status $rc, want 1"
+  case $ic in seed) what="rank 2: kernel omp: element" ;; random) what="rank 0: kernel omp: Freivalds row" ;; esac
+  echo "$out" | grep -q "^gpusim: $what" || { echo "$out"; gs_fail "$ic: corrupted C: no '$what' line"; }
   echo "ok: corrupted C ($ic) fails"
 done
 # Bad input: exactly one "gpusim:" line (from rank 0), saying what, exit status 2 on every rank.
