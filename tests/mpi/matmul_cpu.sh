@@ -18,7 +18,9 @@ for np in 1 2 3 4 6; do
     4) grid="2 x 2 process grid," ;; 6) grid="2 x 3 process grid," ;; esac
   for ic in seed random; do
     for t in float double; do
-      out=$(gs_mpirun $np matmul $common $ragged --ic $ic --type $t 2>&1) || { echo "$out"; gs_fail "np=$np $ic $t: exit $?"; }
+      out=$(gs_mpirun $np matmul $common $ragged --ic $ic --type $t 2>&1)
+      rc=$?
+      [ $rc = 0 ] || { echo "$out"; gs_fail "np=$np $ic $t: exit status $rc"; }
       gs_verified "$out" "np=$np $ic $t" 1
       [ -z "$grid" ] || echo "$out" | grep -qF "# SUMMA: $grid" || { echo "$out"; gs_fail "np=$np: not a $grid"; }
       echo "ok: np=$np --ic $ic --type $t $(csum "$out")"
