@@ -23,12 +23,15 @@ static void gs_matmul_check_note(struct gs_matmul_check_bad *bad, const char *wh
 
 double gs_matmul_check_factor(const struct gs_matmul_job *job, double *exact_below) {
   const struct gs_matmul_opts *o = job->o;
-  int acc_bits = job->t == GS_DTYPE_DOUBLE ? 53 : 24, in_bits = o->type == GS_MATMUL_TF32 ? 11 : acc_bits;
+  int tf32 = o->type == GS_MATMUL_TF32;
+  int acc_bits = job->t == GS_DTYPE_DOUBLE ? 53 : 24, in_bits = tf32 ? 11 : acc_bits;
   /* The largest input magnitude: the seed's 2k + i and |j - k| are integers; random ones have
    * 11 significant bits (gs_matmul_ref.h). */
   double big = (double)(2 * (o->k - 1) + (o->m - 1)), bigb = (double)(o->n > o->k ? o->n : o->k);
   int inputs_exact = o->ic == GS_MATMUL_IC_RANDOM ? in_bits >= 11 : big < ldexp(1, in_bits) && bigb < ldexp(1, in_bits);
-  double u = ldexp(1, -acc_bits), u_in = inputs_exact ? 0 : ldexp(1, -in_bits), ku = (double)o->k * u;
+  /* Tensor cores may truncate, both where a float input becomes TF32 and where they accumulate:
+   * twice the rounding unit for tf32. */
+  double u = ldexp(1, -acc_bits + tf32), u_in = inputs_exact ? 0 : ldexp(1, -in_bits + tf32), ku = (double)o->k * u;
   double gamma = ku < 0.5 ? ku / (1 - ku) : 1; /* past K u = 1/2 the bound says nothing: 100% */
   *exact_below = inputs_exact ? ldexp(1, acc_bits) : 0;
   /* Random inputs are multiples of 2^-10, products of 2^-20: exact integers times 2^-20. */

@@ -6,9 +6,10 @@
  *                block against a double dot product (exact for these inputs).
  * Tolerances are worst-case bounds, so a right result never fails: an element may be off by
  * (gamma_K + 2 u_in) sum_k |a_ik| |b_kj|, gamma_K = K u / (1 - K u), u the accumulation's unit
- * roundoff (2^-24 float and tf32, 2^-53 double), u_in the inputs' rounding (2^-11 for tf32 when an
- * input has more than 11 significant bits, else 0); zero when the inputs are exact and every
- * partial sum is an integer the type holds exactly (the seed's matrices in double). */
+ * roundoff (2^-24 float, 2^-53 double, 2^-23 tf32: tensor cores may truncate), u_in the inputs'
+ * rounding (tf32: 2^-10 when an input has more than 11 significant bits, else 0); zero when the
+ * inputs are exact and every partial sum is an integer the type holds exactly (the seed's
+ * matrices in double). */
 #ifndef GS_MATMUL_CHECK_H
 #define GS_MATMUL_CHECK_H
 
