@@ -7,6 +7,7 @@
 
 #include "gs_error.h"
 #include "gs_info.h"
+#include "gs_matmul.h"
 #include "gs_mpi.h"
 #include "gs_nbody.h"
 #include "gs_options.h"
@@ -17,6 +18,7 @@ static const struct gs_workload *const gs_workloads[] = {
     &gs_info_workload,
     &gs_reduce_workload,
     &gs_nbody_workload,
+    &gs_matmul_workload,
     NULL,
 };
 

@@ -153,4 +153,5 @@ const struct gs_backend gs_backend_cpu_ops = {
     .event_seconds = gs_cpu_event_seconds,
     .reduce = &gs_backend_cpu_reduce_ops,
     .nbody = &gs_backend_cpu_nbody_ops,
+    .matmul = &gs_backend_cpu_matmul_ops,
 };

@@ -10,8 +10,10 @@ struct gs_ctx {
   struct gs_where where;
 };
 
-/* Its reduction (gs_backend_cpu_reduce.c) and N-body (gs_backend_cpu_nbody.c) primitives. */
+/* Its reduction (gs_backend_cpu_reduce.c), N-body (gs_backend_cpu_nbody.c) and matrix-multiply
+ * (gs_backend_cpu_matmul.c) primitives. */
 extern const struct gs_reduce_ops gs_backend_cpu_reduce_ops;
 extern const struct gs_nbody_ops gs_backend_cpu_nbody_ops;
+extern const struct gs_matmul_ops gs_backend_cpu_matmul_ops;
 
 #endif

@@ -5,9 +5,11 @@ Runs gpusim on 1, 2, 4, ... ranks (one GPU each), several times per rank count, 
 mpirun or inside a SLURM allocation with srun (or mpirun), and lets gpusim itself append the rows
 to one CSV per sweep through its own --csv (the schema is gpusim's, docs/results-schema.md):
 
-  OUT/<workload>-strong.csv   fixed total problem: reduce --total SIZE, nbody --n SIZE
+  OUT/<workload>-strong.csv   fixed total problem: reduce --total SIZE, nbody --n SIZE,
+                              matmul --n SIZE (square)
   OUT/<workload>-weak.csv     fixed work per GPU:  reduce --n SIZE (elements per rank),
-                              nbody --n SIZE*sqrt(P) (all-pairs work grows as n^2: n^2/P fixed)
+                              nbody --n SIZE*sqrt(P) (all-pairs work grows as n^2: n^2/P fixed),
+                              matmul --n SIZE*cbrt(P) (the work grows as n^3: n^3/P fixed)
   OUT/logs/<workload>-<kind>-<P>gpu-r<k>.log   each run's output
 
 The sweep kind is in the file name; the rows are gpusim's, untouched. Plot them with plot.py.
@@ -33,6 +35,7 @@ import time
 DEFAULT_SIZES = {  # (strong: total, weak: per GPU)
     "reduce": ("2^30", "2^28"),
     "nbody": ("2^18", "2^16"),
+    "matmul": ("16384", "8192"),
 }
 
 
@@ -112,16 +115,16 @@ def main(argv):
     ap = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
         epilog="Everything after -- is passed to every gpusim run.")
-    ap.add_argument("--workload", choices=["reduce", "nbody"], default="reduce")
+    ap.add_argument("--workload", choices=["reduce", "nbody", "matmul"], default="reduce")
     ap.add_argument("--kind", choices=["strong", "weak", "both"], default="both")
     ap.add_argument("--gpus", type=gpu_list,
                     help="GPU (rank) counts, e.g. 1,2,4,8 [1, 2, 4, ... up to SLURM_NTASKS in an "
                          "allocation, else 1,2]")
     ap.add_argument("--repeats", type=int, default=3, help="runs of each configuration [3]")
     ap.add_argument("--strong-size", type=size_arg,
-                    help="total problem of the strong sweep [reduce 2^30, nbody 2^18]")
+                    help="total problem of the strong sweep [reduce 2^30, nbody 2^18, matmul 16384]")
     ap.add_argument("--weak-size", type=size_arg,
-                    help="problem per GPU of the weak sweep [reduce 2^28, nbody 2^16 at one GPU]")
+                    help="problem per GPU of the weak sweep [reduce 2^28, nbody 2^16, matmul 8192 at one GPU]")
     ap.add_argument("--nbody-weak", choices=["sqrt", "linear"], default="sqrt",
                     help="nbody weak scaling: n = SIZE*sqrt(P) (all-pairs work per GPU fixed) or "
                          "n = SIZE*P (bodies per GPU fixed) [sqrt]")
@@ -186,6 +189,8 @@ def main(argv):
         if kind == "strong":
             return ["--n", strong_size]
         n1 = parse_size(weak_size)
+        if a.workload == "matmul":
+            return ["--n", str(int(round(n1 * p ** (1.0 / 3))))]
         n = n1 * p if a.nbody_weak == "linear" else int(round(n1 * math.sqrt(p)))
         return ["--n", str(n)]
 

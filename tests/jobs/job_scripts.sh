@@ -31,9 +31,10 @@ done
 # The benchmark scripts (jobs/bench, run by hand on a GPU node) use only options that gpusim has,
 # besides mpirun's and configure's own.
 "$GPUSIM" reduce --help >"$tmp/help" && "$GPUSIM" nbody --help >>"$tmp/help" || gs_fail "gpusim --help"
+"$GPUSIM" matmul --help >>"$tmp/help" || gs_fail "gpusim matmul --help"
 for o in $(grep -ohE -- '--[a-z][a-z0-9-]*' $bench | sort -u); do
   case $o in --allow-run-as-root | --bind-to | --with-cuda-arch) continue ;; esac
-  grep -qE -- "^  $o " "$tmp/help" || gs_fail "jobs/bench uses $o, which gpusim reduce/nbody does not have"
+  grep -qE -- "^  $o " "$tmp/help" || gs_fail "jobs/bench uses $o, which gpusim reduce/nbody/matmul does not have"
 done
 if command -v python3 >/dev/null 2>&1; then
   for f in "$jobs"/scaling/*.py; do

@@ -4,6 +4,7 @@
 
 #include "gs_backend.h"
 #include "gs_info.h"
+#include "gs_matmul.h"
 #include "gs_nbody.h"
 #include "gs_nbody_options.h"
 #include "gs_options.h"
@@ -197,6 +198,11 @@ static void test_kernel_names(void) {
     for (int k = 0; be && k < be->nbody->count; k++) {
       int known = 0;
       for (int j = 0; gs_nbody_workload.kernels[j]; j++) known |= !strcmp(gs_nbody_workload.kernels[j], be->nbody->kernels[k].name);
+      GS_EXPECT(known);
+    }
+    for (int k = 0; be && be->matmul && k < be->matmul->count; k++) {
+      int known = 0;
+      for (int j = 0; gs_matmul_workload.kernels[j]; j++) known |= !strcmp(gs_matmul_workload.kernels[j], be->matmul->kernels[k].name);
       GS_EXPECT(known);
     }
   }

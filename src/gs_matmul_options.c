@@ -1,0 +1,70 @@
+/* gs_matmul_options.c: `gpusim matmul`'s option table, defaults and cross-option checks. */
+#include "gs_matmul_options.h"
+
+#include <string.h>
+
+#include "gs_kernel_list.h"
+
+#define GS_M(field) GS_OPT_AT(struct gs_matmul_opts, field)
+
+/* Every kernel name a backend may have for matmul: the seed's ladder (numbered 1..6), ours, the
+ * cuBLAS baselines (cuda), and the CPU's omp. */
+const char *const gs_matmul_options_kernels[] = {"global", "smem1", "smem2",  "smem3",       "smem4", "smem5",
+                                                 "simt",   "cublas", "cublas-tf32", "omp", NULL};
+
+/* Matrix sides up to 2^31 - 1: a side is an int for every library below us (cuBLAS, MPI). */
+#define GS_MATMUL_SIDE_MAX INT32_MAX
+
+const struct gs_opt gs_matmul_options_table[] = {
+    {"n", GS_OPT_COUNT, GS_M(n), 1, GS_MATMUL_SIDE_MAX, NULL, "N",
+     "columns of C and B; alone, the side of square matrices (default 2048, the seed's)", NULL},
+    {"m", GS_OPT_COUNT, GS_M(m), 1, GS_MATMUL_SIDE_MAX, NULL, "M", "rows of C and A (default --n)", NULL},
+    {"k", GS_OPT_COUNT, GS_M(k), 1, GS_MATMUL_SIDE_MAX, NULL, "K", "columns of A, rows of B (default --n)", NULL},
+    {"type", GS_OPT_CHOICE, GS_M(type), 0, 0, "float|double|tf32", "T",
+     "float (FP32), double (FP64) or tf32 (float data, products on TF32 tensor cores; looser tolerance) "
+     "(default float)",
+     "float=float,single=float,fp32=float,f32=float,double=double,fp64=double,f64=double,tf32=tf32"},
+    {"kernel", GS_OPT_STRING, GS_M(kernels), 0, 0, NULL, "LIST",
+     "all, ladder, or a list of 1..6 / global, smem1..smem5 (the seed ladder), simt, cublas, cublas-tf32 (cuda), "
+     "omp (cpu); all = every kernel of the backend that runs --type (default all)", NULL},
+    {"ic", GS_OPT_CHOICE, GS_M(ic), 0, 0, "seed|random", "IC",
+     "inputs: seed (a[i][j] = 2j + i, b[i][j] = j - i, checked against the exact closed form) or random "
+     "(seeded uniform in [-1, 1], checked by Freivalds' test and sampled dot products) (default seed)", NULL},
+    {"seed", GS_OPT_COUNT, GS_M(seed), 0, INT64_MAX, NULL, "S", "generator seed for --ic random (default 1)", NULL},
+    {"iters", GS_OPT_INT, GS_M(iters), 1, 1000000, NULL, "K", "timed runs per kernel; the median is shown (default 5)",
+     NULL},
+    {"warmup", GS_OPT_INT, GS_M(warmup), 0, 1000000, NULL, "K", "untimed runs first (default 1)", NULL},
+    {"overlap", GS_OPT_CHOICE, GS_M(overlap), 0, 0, "off|on", "O",
+     "several ranks: broadcast the next SUMMA panel while the current block product runs (default on)", NULL},
+    {"panel", GS_OPT_COUNT, GS_M(panel), 1, 1 << 20, NULL, "W",
+     "SUMMA panel width: columns of A and rows of B broadcast per step (default 512)", NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL},
+};
+
+const char *gs_matmul_options_type_name(int type) {
+  return type == GS_MATMUL_FLOAT ? "float" : type == GS_MATMUL_DOUBLE ? "double" : "tf32";
+}
+
+const char *gs_matmul_options_ic_name(int ic) { return ic == GS_MATMUL_IC_SEED ? "seed" : "random"; }
+
+enum gs_dtype gs_matmul_options_dtype(int type) { return type == GS_MATMUL_DOUBLE ? GS_DTYPE_DOUBLE : GS_DTYPE_FLOAT; }
+
+void gs_matmul_options_defaults(void *opts) {
+  struct gs_matmul_opts *m = opts;
+  m->n = 2048;
+  strcpy(m->kernels, "all");
+  m->seed = 1;
+  m->iters = 5;
+  m->warmup = 1;
+  m->overlap = 1;
+  m->panel = 512;
+}
+
+int gs_matmul_options_validate(const struct gs_options *o, void *opts, struct gs_msg *msg) {
+  struct gs_matmul_opts *m = opts;
+  if (!gs_options_given(o, "m")) m->m = m->n;
+  if (!gs_options_given(o, "k")) m->k = m->n;
+  if (gs_options_given(o, "seed") && m->ic == GS_MATMUL_IC_SEED)
+    return gs_error_msg(msg, "--seed is for --ic random (the seed's matrices have no randomness)");
+  return gs_kernel_list_check(m->kernels, gs_matmul_options_kernels, GS_MATMUL_OPTIONS_NUMBERED, msg);
+}

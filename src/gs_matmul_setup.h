@@ -1,0 +1,22 @@
+/* gs_matmul_setup.h: a matmul job's place on the grid, its buffers, queues and inputs. */
+#ifndef GS_MATMUL_SETUP_H
+#define GS_MATMUL_SETUP_H
+
+#include "gs_error.h"
+#include "gs_matmul_job.h"
+
+/* The grid, this rank's blocks and the panels (no allocation, no MPI but the communicators'
+ * split). Call once, before gs_matmul_setup_check. */
+void gs_matmul_setup_grid(struct gs_matmul_job *job);
+
+/* Do the blocks fit MPI's int counts and this rank's memory? GS_USAGE with msg, the same on every
+ * rank (collective), else GS_OK. */
+int gs_matmul_setup_check(const struct gs_matmul_job *job, struct gs_msg *msg);
+
+/* Queues, events, buffers; A and B made on the host (pinned) and copied up. */
+void gs_matmul_setup_buffers(struct gs_matmul_job *job);
+
+/* Free all of it, communicators included. */
+void gs_matmul_setup_free(struct gs_matmul_job *job);
+
+#endif

@@ -1,0 +1,100 @@
+/* gs_matmul_summa.c: SUMMA's schedule (see the header). */
+#include "gs_matmul_summa.h"
+
+#include "gs_matmul_grid.h"
+
+/* Bytes of panel p's A part (mloc x width) and B part (width x nloc). */
+static size_t gs_matmul_summa_abytes(const struct gs_matmul_job *job, const struct gs_matmul_grid_panel *p) {
+  return job->mloc * p->width * job->esz;
+}
+static size_t gs_matmul_summa_bbytes(const struct gs_matmul_job *job, const struct gs_matmul_grid_panel *p) {
+  return p->width * job->nloc * job->esz;
+}
+
+/* Where panel p lives on this rank's device: in its own block when it owns it (or is alone in
+ * its row / column), else in received slot s. */
+static const void *gs_matmul_summa_apanel(const struct gs_matmul_job *job, const struct gs_matmul_grid_panel *p, int s) {
+  if (job->pcol == p->a_col) return (const char *)job->dA + job->mloc * (p->k0 - job->ka0) * job->esz;
+  return job->dpa[s];
+}
+static const void *gs_matmul_summa_bpanel(const struct gs_matmul_job *job, const struct gs_matmul_grid_panel *p, int s) {
+  if (job->prow == p->b_row) return (const char *)job->dB + (p->k0 - job->kb0) * job->nloc * job->esz;
+  return job->dpb[s];
+}
+
+/* Start panel p's broadcasts into slot s: the owners copy their part down and every rank of a
+ * row (column) joins MPI_Ibcast. The slot's staging must be free: its last copy up is done. */
+static void gs_matmul_summa_post(struct gs_matmul_job *job, const struct gs_matmul_grid_panel *p, int s,
+                                 MPI_Request req[2]) {
+  const struct gs_backend *be = job->be;
+  gs_ctx *c = job->ctx;
+  int send_a = job->cols > 1 && job->pcol == p->a_col, send_b = job->rows > 1 && job->prow == p->b_row;
+  req[0] = req[1] = MPI_REQUEST_NULL;
+  be->event_sync(c, job->up[s]);
+  if (send_a) be->copy_d2h(c, job->hpa[s], gs_matmul_summa_apanel(job, p, s), gs_matmul_summa_abytes(job, p), job->qx);
+  if (send_b) be->copy_d2h(c, job->hpb[s], gs_matmul_summa_bpanel(job, p, s), gs_matmul_summa_bbytes(job, p), job->qx);
+  if (send_a || send_b) be->queue_sync(c, job->qx);
+  if (job->cols > 1)
+    GS_CHECK_MPI(&job->run->where, MPI_Ibcast(job->hpa[s], (int)(job->mloc * p->width), job->mpi_t, p->a_col,
+                                              job->row_comm, &req[0]));
+  if (job->rows > 1)
+    GS_CHECK_MPI(&job->run->where, MPI_Ibcast(job->hpb[s], (int)(p->width * job->nloc), job->mpi_t, p->b_row,
+                                              job->col_comm, &req[1]));
+}
+
+/* Finish panel p's broadcasts and copy what arrived up into slot s, once the product that last
+ * read that slot is done; event up[s] marks the slot ready. */
+static void gs_matmul_summa_land(struct gs_matmul_job *job, const struct gs_matmul_grid_panel *p, int s,
+                                 MPI_Request req[2]) {
+  const struct gs_backend *be = job->be;
+  gs_ctx *c = job->ctx;
+  GS_CHECK_MPI(&job->run->where, MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+  int get_a = job->pcol != p->a_col, get_b = job->prow != p->b_row;
+  if (get_a || get_b) be->queue_wait(c, job->qx, job->done[s]);
+  if (get_a) be->copy_h2d(c, job->dpa[s], job->hpa[s], gs_matmul_summa_abytes(job, p), job->qx);
+  if (get_b) be->copy_h2d(c, job->dpb[s], job->hpb[s], gs_matmul_summa_bbytes(job, p), job->qx);
+  be->event_record(c, job->up[s], job->qx);
+}
+
+/* Panel p's block product on the compute queue, once its slot is up; done[s] marks the slot free. */
+static void gs_matmul_summa_product(struct gs_matmul_job *job, const struct gs_kernel *k,
+                                    const struct gs_matmul_grid_panel *p, uint64_t i, int s) {
+  const struct gs_backend *be = job->be;
+  gs_ctx *c = job->ctx;
+  be->queue_wait(c, job->qc, job->up[s]);
+  be->event_record(c, job->ev[2 * i], job->qc);
+  be->matmul->gemm(c, k->id, job->t, job->mloc, job->nloc, p->width, gs_matmul_summa_apanel(job, p, s), p->width,
+                   gs_matmul_summa_bpanel(job, p, s), job->nloc, job->dC, job->nloc, i > 0, job->qc);
+  be->event_record(c, job->ev[2 * i + 1], job->qc);
+  be->event_record(c, job->done[s], job->qc);
+}
+
+double gs_matmul_summa_run(struct gs_matmul_job *job, const struct gs_kernel *k, double *compute) {
+  const struct gs_backend *be = job->be;
+  gs_ctx *c = job->ctx;
+  const uint64_t K = job->o->k;
+  int overlap = k && job->o->overlap;
+  MPI_Request req[2];
+  /* Both slots start free and ready. */
+  for (int s = 0; s < 2; s++) be->event_record(c, job->done[s], job->qc), be->event_record(c, job->up[s], job->qx);
+  be->queue_sync(c, job->qx);
+  be->event_record(c, job->start, job->qc);
+  struct gs_matmul_grid_panel p = gs_matmul_grid_panel(K, job->rows, job->cols, job->panel, 0), next = p;
+  gs_matmul_summa_post(job, &p, 0, req);
+  gs_matmul_summa_land(job, &p, 0, req);
+  for (uint64_t i = 0; i < job->npanels; i++, p = next) {
+    int s = (int)(i % 2);
+    if (k) gs_matmul_summa_product(job, k, &p, i, s);
+    else be->queue_wait(c, job->qc, job->up[s]);
+    if (!overlap) be->queue_sync(c, job->qc), be->queue_sync(c, job->qx);
+    if (i + 1 == job->npanels) break;
+    next = gs_matmul_grid_panel(K, job->rows, job->cols, job->panel, p.k0 + p.width);
+    gs_matmul_summa_post(job, &next, 1 - s, req);
+    gs_matmul_summa_land(job, &next, 1 - s, req);
+  }
+  be->event_record(c, job->stop, job->qc);
+  be->event_sync(c, job->stop);
+  *compute = 0;
+  for (uint64_t i = 0; k && i < job->npanels; i++) *compute += be->event_seconds(c, job->ev[2 * i], job->ev[2 * i + 1]);
+  return be->event_seconds(c, job->start, job->stop);
+}

@@ -1,0 +1,20 @@
+/* gs_matmul_summa.h: one product C = A * B over the grid by SUMMA. For each K panel, the owner
+ * column's A panel is broadcast along each process row and the owner row's B panel along each
+ * process column (MPI_Ibcast on the row and column communicators, staged through pinned host
+ * memory: copy down on the copy queue, broadcast, copy up), then the compute queue adds the
+ * block product C += Apanel * Bpanel. With --overlap on the panels are double-buffered: panel
+ * p + 1 is copied down, broadcast and copied up while panel p's product runs; each queue waits
+ * for the other with events (copy up into a slot after the product that last read it; product
+ * after its panel's copy up). --overlap off: the same steps one after the other. On one rank
+ * this is a single gemm of the whole K. */
+#ifndef GS_MATMUL_SUMMA_H
+#define GS_MATMUL_SUMMA_H
+
+#include "gs_matmul_job.h"
+
+/* One product with kernel k (NULL: the panel traffic alone, serially, no product). Returns this
+ * rank's seconds from the start to the last product (backend events), and in *compute the sum
+ * of its block products' times. Collective on the grid's communicators. */
+double gs_matmul_summa_run(struct gs_matmul_job *job, const struct gs_kernel *k, double *compute);
+
+#endif

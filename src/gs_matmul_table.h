@@ -1,0 +1,20 @@
+/* gs_matmul_table.h: `gpusim matmul`'s timed table. One rank: the plain kernel table (ms,
+ * TFLOP/s, % of peak, step and cumulative speedup, check), like reduce's ladder. Several ranks:
+ * SUMMA per kernel (ms, TFLOP/s per rank and in all, % of peak, the share of the time spent in
+ * block products, how much of the panel traffic was hidden, check), each rank's time below. */
+#ifndef GS_MATMUL_TABLE_H
+#define GS_MATMUL_TABLE_H
+
+#include "gs_matmul_job.h"
+
+/* FLOP/s of one device named `device` for --type `type` (0 where gpusim does not know it), and
+ * where the number comes from. */
+double gs_matmul_table_peak(const char *device, int type, const char **source);
+
+/* The panel traffic alone (no products), median of --iters: this rank's seconds (0 on one rank). */
+double gs_matmul_table_traffic(struct gs_matmul_job *job);
+
+/* Time and check every selected kernel; rank 0 prints the table and adds the result rows. */
+void gs_matmul_table_run(struct gs_matmul_job *job);
+
+#endif
