@@ -56,8 +56,8 @@ gs_examples() {
 }
 
 # gs_example_workdir DIR: DIR/jobs -> this tree's jobs/, DIR/gpusim -> a stand-in that runs the
-# real gpusim ($GPUSIM) at test size on the CPU backend: problem sizes (--n, --total) small, at
-# most 4 nbody steps (the checkpoint fixture's 2 plus 2), 1 to 2 timed runs, and the CPU
+# real gpusim ($GPUSIM) at test size on the CPU backend: problem sizes (--n, --total; matmul's
+# --m, --k) small, at most 4 nbody steps (the checkpoint fixture's 2 plus 2), 1 to 2 timed runs, and the CPU
 # backend's kernel for a list of GPU kernels. Everything else, options and their checking, is
 # gpusim's own.
 gs_example_workdir() {
@@ -73,7 +73,8 @@ out=("\$sub")
 sized=no
 while [ \$# -gt 0 ]; do
   case \$1 in
-    --n | --total) out+=("\$1" \$([ "\$sub" = nbody ] && echo 256 || echo 2e4)); sized=yes; shift ;;
+    --n | --total) out+=("\$1" \$(case \$sub in nbody) echo 256 ;; matmul) echo 48 ;; *) echo 2e4 ;; esac)); sized=yes; shift ;;
+    --m | --k) out+=("\$1" 40); shift ;;
     --steps) out+=(--steps \$((\$2 < 4 ? \$2 : 4))); shift ;;
     --kernel) out+=(--kernel omp); shift ;;
     --iters | --warmup | --backend) shift ;;
@@ -86,6 +87,7 @@ out+=(--backend cpu)
 case \$sub in
   reduce) out+=(--iters 2 --warmup 1); [ \$sized = yes ] || out+=(--n 2e4) ;;
   nbody) out+=(--iters 1); [ \$sized = yes ] || out+=(--n 256) ;;
+  matmul) out+=(--iters 1 --warmup 0); [ \$sized = yes ] || out+=(--n 48) ;;
 esac
 exec "\$real" "\${out[@]}"
 EOF
