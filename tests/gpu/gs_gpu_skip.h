@@ -20,10 +20,22 @@ static inline int gs_gpu_skip(const char *why) {
 }
 #endif
 
-/* For tests that call the CUDA runtime (include this header again after cuda_runtime.h): 0 when
- * it shows a device, else gs_gpu_skip's status with the runtime's reason. */
+/* For tests that call the CUDA runtime (include this header again after cuda_runtime.h). */
 #if defined(CUDART_VERSION) && !defined(GS_GPU_SKIP_CUDA_H)
 #define GS_GPU_SKIP_CUDA_H
+
+/* A runtime call (or a launcher's returned cudaError_t) that must succeed: else name it, where,
+ * and why, and end the test with status 1. */
+#define CK(x)                                                                              \
+  do {                                                                                     \
+    cudaError_t e_ = (cudaError_t)(x);                                                     \
+    if (e_ != cudaSuccess) {                                                               \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));  \
+      exit(1);                                                                             \
+    }                                                                                      \
+  } while (0)
+
+/* 0 when the runtime shows a device, else gs_gpu_skip's status with the runtime's reason. */
 static inline int gs_gpu_skip_without_device(void) {
   int ndev = 0;
   cudaError_t e = cudaGetDeviceCount(&ndev);

@@ -17,15 +17,6 @@ int main(void) { return gs_gpu_skip("CPU-only build (configured without CUDA)");
 #include "gs_cuda.h"
 #include "gs_gpu_skip.h" /* again, for its CUDA part */
 
-#define CK(x)                                                                              \
-  do {                                                                                     \
-    cudaError_t e_ = (cudaError_t)(x);                                                     \
-    if (e_ != cudaSuccess) {                                                               \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));  \
-      exit(1);                                                                             \
-    }                                                                                      \
-  } while (0)
-
 static int g_fail;
 
 static void expect(int ok, const char *what)

@@ -22,15 +22,6 @@ int main(void) { return gs_gpu_skip("CPU-only build (configured without CUDA)");
 
 static int g_pass, g_fail;
 
-#define CK(x)                                                                              \
-  do {                                                                                     \
-    cudaError_t e_ = (x);                                                                  \
-    if (e_ != cudaSuccess) {                                                               \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));  \
-      exit(1);                                                                             \
-    }                                                                                      \
-  } while (0)
-
 static void expect(int ok, const char *what)
 {
   if (ok) { g_pass++; return; }
