@@ -179,6 +179,9 @@ static void *to_dev(const double *h, size_t count, int dtype, int off, void **ba
     else
       ((double *)tmp)[e] = h[e];
   CK(cudaMemcpy(b + off * es, tmp, count * es, cudaMemcpyHostToDevice));
+  /* A pageable-to-device cudaMemcpy may return before its DMA lands, and our stream is
+   * non-blocking: wait for it, or a kernel on that stream can read the old contents. */
+  CK(cudaDeviceSynchronize());
   free(tmp);
   *base = b;
   return b + off * es;
@@ -254,6 +257,7 @@ static double *run(struct gs_cuda_ctx *ctx, const struct kern *kn, const struct 
     else
       ((double *)tmp)[e] = d->C0[e];
   CK(cudaMemcpy(dC, tmp, d->nc * es, cudaMemcpyHostToDevice));
+  CK(cudaDeviceSynchronize()); /* as in the upload above */
   free(tmp);
   const int e =
       gs_matmul_kernels_launch(ctx, kn->id, d->dtype, c->m, c->n, c->k, dA, c->lda, dB, c->ldb, dC, c->ldc, c->acc, st);
