@@ -14,6 +14,7 @@
 #include "gs_bind.h"
 #include "gs_error.h"
 #include "gs_nbody_force.h"
+#include "gs_tree.h"
 
 /* What a rank computes on: a GPU, or the host's cores for the CPU backend. */
 struct gs_device_info {
@@ -89,6 +90,19 @@ struct gs_nbody_ops {
                 double *terms, gs_queue *q);
 };
 
+/* Barnes-Hut tree primitives (--solver tree). build makes the tree over pos[0, n) in ws; walk
+ * then computes the forces on the targets from it (the same ws and pos, later on the same queue).
+ * Neither may rely on all of a device's blocks being resident at once (weak forward progress
+ * only); coincident bodies, n = 0..3 and clustered inputs must neither hang nor overflow a limit. */
+struct gs_tree_ops {
+  const char *method;  /* a line for the run header: keys, build, moments, walk */
+  /* Workspace bytes for a (n, the targets, precision); the caller allocates it, the backend
+   * initialises what it needs in build. */
+  size_t (*workspace)(gs_ctx *c, const struct gs_tree_args *a);
+  void (*build)(gs_ctx *c, const struct gs_tree_args *a, gs_queue *q);
+  void (*walk)(gs_ctx *c, const struct gs_tree_args *a, gs_queue *q);
+};
+
 /* Matrix-multiply primitives (gs_matmul*.c). Matrices are row-major: element (i, j) of an r x c
  * matrix with leading dimension ld >= c is at [i * ld + j]. */
 struct gs_matmul_ops {
@@ -151,6 +165,7 @@ struct gs_backend {
   const struct gs_reduce_ops *reduce;
   const struct gs_nbody_ops *nbody;
   const struct gs_matmul_ops *matmul;
+  const struct gs_tree_ops *tree; /* NULL where the backend has no tree solver */
 };
 
 /* The backend built under name ("cpu", "cuda"), or NULL. */
