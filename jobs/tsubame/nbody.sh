@@ -69,9 +69,10 @@ gs_have nbody || {
 }
 gs_nbody_args
 # ---- Open MPI: time for the ranks to checkpoint after SIGTERM (scancel, qdel, a hard limit) ----
-# mpirun passes SIGTERM on to the ranks and sends SIGKILL odls_base_sigkill_timeout seconds later
-# (Open MPI 4's default: 1 s), too soon for gpusim nbody to write its checkpoint. Keep it below the
-# scheduler's own SIGKILL delay (SLURM KillWait, 30 s by default; PBS kill_delay): past that it is moot.
+# Signalled, mpirun (Open MPI 4.1) waits odls_base_sigkill_timeout seconds, sends the ranks SIGTERM,
+# waits as long again and sends SIGKILL (default 1 s each): too soon for gpusim nbody's checkpoint.
+# A scheduler's SIGTERM (scancel, qdel, the time limit) reaches the ranks at once too. Keep it below
+# the scheduler's own SIGKILL delay (SLURM KillWait, 30 s by default; PBS kill_delay).
 export OMPI_MCA_odls_base_sigkill_timeout=${OMPI_MCA_odls_base_sigkill_timeout:-25}
 # ---- end of the Open MPI SIGTERM setting ----
 # Checkpoints into this job's directory; NBODY_RESTART resumes (gpusim checks that N, dt, eps,

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Stop requests (issue 11 item 1, issue 12): SIGTERM and SIGINT, sent to the launcher (mpirun
-# passes both on to the ranks as SIGTERM and kills them 1 s later) or straight to the ranks, with
+# Stop requests (issue 11 item 1, issue 12): SIGTERM and SIGINT, sent to the launcher (Open MPI
+# 4.1's mpirun waits 1 s, passes both on to the ranks as SIGTERM and kills them 1 s later) or straight to the ranks, with
 # steps far longer than that second and with short ones. Every stop must leave a restartable
 # checkpoint of the last completed step: a step in progress is abandoned (bounded time) and its
 # state undone bit for bit, so the stopped run's state equals an uninterrupted run of as many steps.
@@ -70,7 +70,7 @@ same_state() {
 }
 # same_checkpoint NAME NP ARGS...: the stopped run's checkpoint, resumed for one more step, ends
 # where an uninterrupted run of as many steps does. For a signal to mpirun: its SIGKILL comes 1 s
-# after the signal, after the checkpoint but maybe before the run prints its final state (a
+# after its SIGTERM, after the checkpoint but maybe before the run prints its final state (a
 # sanitized build on a busy machine).
 same_checkpoint() {
   name=$1 np=$2
