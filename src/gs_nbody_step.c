@@ -8,6 +8,7 @@
 #include "gs_nbody_energy.h"
 #include "gs_nbody_exchange.h"
 #include "gs_nbody_io.h"
+#include "gs_nbody_tree.h"
 #include "gs_progress.h"
 #include "gs_signal.h"
 
@@ -64,7 +65,8 @@ static int gs_nbody_step_one(struct gs_nbody_job *job, int scheduled, struct gs_
   }
   double t1 = MPI_Wtime(), forces;
   job->stop = gs_signal_pending;
-  double exchange = gs_nbody_exchange_run(job, scheduled, &forces);
+  double exchange = job->tree ? gs_nbody_tree_step(job, scheduled, st) : gs_nbody_exchange_run(job, scheduled, &forces);
+  if (job->tree) forces = st->build + st->walk;
   job->stop = NULL;
   double core = MPI_Wtime() - t1;
   if (job->count) be->nbody->kick(c, job->prec, job->d_vel, job->d_acc, job->count, 0.5 * dt, job->qc);
