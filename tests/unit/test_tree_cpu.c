@@ -136,6 +136,15 @@ static void coincident(void) {
   GS_EXPECT(counts[GS_TREE_NODES] >= 1 && counts[GS_TREE_NODES] <= 2 * n - 1);
   GS_EXPECT(counts[GS_TREE_BODY_BODY] > 0 && counts[GS_TREE_BODY_CELL] > 0);
   GS_EXPECT(rel_error(acc, ref, n, 99) < 5e-2);
+  /* All at one point: one leaf (no chain of one-child nodes down to the depth limit), no force,
+   * the potential of the n - 1 others at distance eps. */
+  for (uint64_t i = 0; i < n; i++)
+    pos[4 * i] = 0.25, pos[4 * i + 1] = -0.125, pos[4 * i + 2] = 0.5;
+  tree_run(&a);
+  GS_EXPECT(counts[GS_TREE_NODES] == 1);
+  for (uint64_t i = 0; i < n; i++)
+    GS_EXPECT(acc[4 * i] == 0 && acc[4 * i + 1] == 0 && acc[4 * i + 2] == 0 &&
+              fabs(acc[4 * i + 3] + (double)(n - 1) / (double)n / 0.01) < 1e-9);
   free(pos), free(acc), free(ref);
 }
 
