@@ -12,7 +12,9 @@ hash_of() { sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p'; }
 for variant in "--precision single" "--precision double --opening relative --theta 0.7" "--ic disk --leaf 3"; do
   first=""
   for np in 1 2 3; do
-    out=$(gs_mpirun $np nbody $common $variant) || { echo "$out"; gs_fail "$variant on $np rank(s): exit $?"; }
+    out=$(gs_mpirun $np nbody $common $variant)
+    rc=$?
+    [ $rc = 0 ] || { echo "$out"; gs_fail "$variant on $np rank(s): exit $rc"; }
     gs_verified "$out" "$variant on $np rank(s)"
     for when in start "end, step 8"; do
       echo "$out" | grep -q "^# tree check ($when): 900 bodies, .*: OK$" || { echo "$out"; gs_fail "$variant, $np: no check at $when"; }
