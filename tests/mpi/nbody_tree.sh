@@ -59,7 +59,7 @@ bad() {
 bad '--theta is an option of the tree: it needs --solver tree' --theta 0.4
 bad '--leaf is an option of the tree' --solver direct --leaf 4
 bad '--force-tol is an option of the tree' --force-tol 0.1
-bad '--kernel names direct-sum kernels' --solver tree --kernel omp
+bad '--kernel names direct-sum kernels: --solver tree has none' --solver tree --kernel omp
 bad '--theta: must be > 0 and <= 1.5' --solver tree --theta 0
 bad '--theta: must be > 0 and <= 1.5' --solver tree --theta 2
 bad '--alpha is the relative opening test' --solver tree --alpha 0.01
