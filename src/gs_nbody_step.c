@@ -144,7 +144,8 @@ long gs_nbody_step_run(struct gs_nbody_job *job, struct gs_step_times *times) {
       else if (job->run->rank == 0)
         printf("# checkpoint: step %ld written to %s/ in %.2f s\n", s, o->output, ckpt_cost);
     }
-    if (!v.undo) gs_progress_update(&prog, s, s * o->dt, de, (double)job->n * (double)job->n / st->total);
+    double pairs = job->tree ? job->tree_inter : (double)job->n * (double)job->n; /* tree: the walk's count */
+    if (!v.undo) gs_progress_update(&prog, s, s * o->dt, de, pairs / st->total);
     if (v.stop || job->write_failed) {
       gs_progress_done(&prog);
       gs_nbody_step_say_stop(job, s, &v, ckpt_ok);
