@@ -38,6 +38,15 @@ grep -q 'phase=forces;solver=tree;theta=0.5;opening=geometric' "$tmp/r.csv" || {
 grep -q 'phase=step;solver=tree;build_s=' "$tmp/r.csv" || { cat "$tmp/r.csv"; gs_fail "no step row in the CSV"; }
 echo "ok: header, table row, per-step line and result rows"
 
+# The default tolerance per theta, opening and law (docs/tree.md), as the header states it.
+for case in "5.0e-02:" "1.0e-02:--theta 0.3" "3.0e-01:--theta 0.7" "1.0e+00:--theta 1.0" "2.0e+00:--theta 1.2" \
+  "2.0e-01:--ic disk" "2.0e-01:--opening relative --alpha 0.05" "5.0e-02:--opening relative" "1.0e-03:--force-tol 1e-3"; do
+  want=${case%%:*} args=${case#*:}
+  out=$(gs_mpirun 1 nbody --backend cpu --n 300 --iters 1 --steps 0 --solver tree --progress off $args)
+  echo "$out" | grep -q "FAILED when its 99th percentile exceeds $want\$" || { echo "$out"; gs_fail "'$args': want tolerance $want"; }
+done
+echo "ok: default tolerances"
+
 # A tolerance no tree meets: FAILED, exit 1 on every rank.
 out=$(gs_mpirun 2 nbody $common --force-tol 1e-9)
 rc=$?
