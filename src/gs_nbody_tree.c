@@ -3,16 +3,6 @@
 
 #include "gs_nbody_exchange.h"
 
-void gs_nbody_tree_alloc(struct gs_nbody_job *job) {
-  const struct gs_backend *be = job->be;
-  struct gs_tree_args a = {.precision = job->prec, .n = job->n, .i_first = job->first, .i_count = job->count};
-  job->twsb = be->tree->workspace(job->ctx, &a);
-  job->tws = be->alloc_device(job->ctx, job->twsb ? job->twsb : 1);
-  job->d_counts = be->alloc_device(job->ctx, GS_TREE_COUNTS * sizeof(uint64_t));
-  be->zero_device(job->ctx, job->d_counts, GS_TREE_COUNTS * sizeof(uint64_t), job->qc);
-  be->queue_sync(job->ctx, job->qc);
-}
-
 void gs_nbody_tree_free(struct gs_nbody_job *job) {
   if (job->tws) job->be->free_device(job->ctx, job->tws);
   if (job->d_counts) job->be->free_device(job->ctx, job->d_counts);
@@ -41,6 +31,16 @@ static struct gs_tree_args gs_nbody_tree_args(const struct gs_nbody_job *job, vo
                            .ws_bytes = job->twsb,
                            .stop = job->stop};
   return a;
+}
+
+void gs_nbody_tree_alloc(struct gs_nbody_job *job) {
+  const struct gs_backend *be = job->be;
+  struct gs_tree_args a = gs_nbody_tree_args(job, job->d_acc, 1, 1); /* all of a run's settings */
+  job->twsb = be->tree->workspace(job->ctx, &a);
+  job->tws = be->alloc_device(job->ctx, job->twsb ? job->twsb : 1);
+  job->d_counts = be->alloc_device(job->ctx, GS_TREE_COUNTS * sizeof(uint64_t));
+  be->zero_device(job->ctx, job->d_counts, GS_TREE_COUNTS * sizeof(uint64_t), job->qc);
+  be->queue_sync(job->ctx, job->qc);
 }
 
 int gs_nbody_tree_forces(struct gs_nbody_job *job, void *acc, int potential, int first, int counts) {
