@@ -154,4 +154,5 @@ const struct gs_backend gs_backend_cpu_ops = {
     .reduce = &gs_backend_cpu_reduce_ops,
     .nbody = &gs_backend_cpu_nbody_ops,
     .matmul = &gs_backend_cpu_matmul_ops,
+    .tree = &gs_backend_cpu_tree_ops,
 };

@@ -15,5 +15,7 @@ struct gs_ctx {
 extern const struct gs_reduce_ops gs_backend_cpu_reduce_ops;
 extern const struct gs_nbody_ops gs_backend_cpu_nbody_ops;
 extern const struct gs_matmul_ops gs_backend_cpu_matmul_ops;
+/* Its Barnes-Hut tree (gs_backend_cpu_tree.c), also the reference the tests check. */
+extern const struct gs_tree_ops gs_backend_cpu_tree_ops;
 
 #endif

@@ -97,6 +97,11 @@ int gs_checkpoint_validate(const struct gs_ckpt_header *h, struct gs_msg *msg) {
   if (!isfinite(h->time) || !isfinite(h->e0))
     return gs_error_msg(msg, "fields time = %g, e0 = %g are not finite", h->time, h->e0);
   if (!memchr(h->ic, 0, sizeof h->ic) || !h->ic[0]) return gs_error_msg(msg, "field ic is not a name");
+  if (h->solver != 0 && h->solver != 1) return gs_error_msg(msg, "field solver = %d is not a known solver", h->solver);
+  if (h->solver == 1 && (!(h->theta > 0 && h->theta <= 1.5) || (h->opening != 0 && h->opening != 1) ||
+                         !(h->alpha > 0 && h->alpha <= 1) || h->leaf < 0))
+    return gs_error_msg(msg, "fields theta = %g, opening = %d, alpha = %g, leaf = %d are not a tree's settings",
+                        h->theta, h->opening, h->alpha, h->leaf);
   if (h->payload_bytes != 3 * h->npad * (uint64_t)(h->precision ? 32 : 16))
     return gs_error_msg(msg, "field payload_bytes = %llu is not 3 x npad x %d", (unsigned long long)h->payload_bytes,
                         h->precision ? 32 : 16);

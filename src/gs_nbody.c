@@ -19,6 +19,8 @@
 #include "gs_nbody_ladder.h"
 #include "gs_nbody_setup.h"
 #include "gs_nbody_step.h"
+#include "gs_nbody_tree.h"
+#include "gs_nbody_tree_report.h"
 #include "gs_signal.h"
 
 /* Selected kernels that this backend runs (a mask over its list); the simulation's is the last
@@ -44,6 +46,12 @@ static int gs_nbody_plan(struct gs_nbody_job *job, struct gs_nbody_opts *o, unsi
   if (status == GS_OK)
     status = o->restart[0] ? gs_nbody_io_restart(job, ck, payload, msg) : gs_nbody_setup_bodies(job, b, msg);
   if (status == GS_OK && o->restart[0]) gs_nbody_io_adopt(job, ck, o);
+  job->tree = o->solver == GS_NBODY_TREE; /* after a restart adopted its checkpoint's */
+  if (job->tree) job->kname = "tree";
+  if (status == GS_OK && job->tree && !job->be->tree)
+    status = gs_error_msg(msg, "--solver tree: the %s backend has no tree solver", job->be->name);
+  if (status == GS_OK && job->tree && gs_options_given(job->run->opt, "kernel"))
+    status = gs_error_msg(msg, "--kernel names direct-sum kernels: the checkpoint's solver is the tree (give --solver direct)");
   job->n = o->restart[0] ? job->n : b->n;
   if (status == GS_OK) status = gs_nbody_setup_check_size(job, job->n, msg);
   if (status == GS_OK) status = gs_nbody_io_prepare(job, msg);
@@ -64,11 +72,19 @@ static void gs_nbody_header(struct gs_nbody_job *job, const struct gs_rank_info 
            ck->ranks == run->size ? ""
                                   : "; with another rank count the forces sum in another order: same state "
                                     "only within round-off");
+  if (o->restart[0]) gs_nbody_tree_report_restart(job, ck);
   if (job->law == GS_LAW_PLUMMER)
     printf("# force: G = %g, Plummer softening eps = %g; kick-drift-kick leapfrog\n", job->G, o->eps);
   else
     printf("# force: G m = %g (unit masses), no force closer than %g (the seed 003 model); kick-drift-kick leapfrog\n",
            job->G, sqrt(job->cut2));
+  if (job->tree) {
+    gs_nbody_tree_report_header(job, tol);
+    if (o->snapshot_every > 0 || o->checkpoint_every > 0 || o->checkpoint_interval > 0 || o->walltime_s > 0)
+      printf("# output: %s/ (snapshots: %s)\n", o->output, gs_io_format());
+    fflush(stdout);
+    return;
+  }
   printf("# check: first-step forces of up to 1024 bodies against a double-precision CPU direct sum; error = "
          "max(|a - a_ref| / sum_j |G m_j r_ij| / r_ij^3, |phi - phi_ref| / |phi_ref|); tolerance %.2e\n",
          tol);
@@ -88,6 +104,12 @@ static struct gs_diag gs_nbody_start(struct gs_nbody_job *job, const void *acc_s
     job->be->copy_h2d(job->ctx, job->d_acc, acc_slice, job->count * job->esz, job->qc);
     job->be->queue_sync(job->ctx, job->qc);
     d0 = gs_nbody_energy_measure(job, 1);
+  } else if (job->tree) {
+    gs_nbody_tree_forces(job, job->d_acc, 1, 1, 0); /* the run's first evaluation: no a_old */
+    job->be->queue_sync(job->ctx, job->qc);
+    d0 = gs_nbody_energy_measure(job, 0);
+    job->e0 = d0.energy;
+    if (job->o->snapshot_every > 0 && gs_nbody_io_snapshot(job, 0, 0) != GS_OK) job->failed = job->write_failed = 1;
   } else {
     struct gs_nbody_force_args a = gs_nbody_forces_args(job, job->kernel, 0, job->npad, 0, 1);
     gs_nbody_forces_run(job, &a, job->qc);
@@ -103,6 +125,10 @@ static struct gs_diag gs_nbody_start(struct gs_nbody_job *job, const void *acc_s
 /* The per-step statistics of the steps run (slowest rank; rank 0 prints them and adds a row). */
 static void gs_nbody_step_stats(struct gs_nbody_job *job, const struct gs_step_times *times, int steps) {
   const struct gs_run *run = job->run;
+  if (job->tree) {
+    gs_nbody_tree_report_steps(job, times, steps);
+    return;
+  }
   double *t[4];
   struct gs_stats st[4];
   for (int c = 0; c < 4; c++)
@@ -190,6 +216,7 @@ static int gs_nbody_simulate(struct gs_nbody_job *job, const void *acc_slice) {
   long last = gs_nbody_step_run(job, times);
   if (last > job->step0) gs_nbody_step_stats(job, times, (int)(last - job->step0));
   free(times);
+  if (job->tree) gs_nbody_tree_report_final(job, last, gs_nbody_options_force_tol(job->o, job->law == GS_LAW_CUTOFF));
   return gs_nbody_verdict(job, last);
 }
 
@@ -223,12 +250,16 @@ static int gs_nbody_main(struct gs_run *run) {
     gs_nbody_setup_load_bodies(&job, &b);
   free(payload);
   gs_ic_free(&b);
-  double tol = gs_nbody_tolerance(&job);
+  double tol = job.tree ? gs_nbody_options_force_tol(&o, job.law == GS_LAW_CUTOFF) : gs_nbody_tolerance(&job);
   if (run->rank == 0) gs_nbody_header(&job, all, &ck, tol);
   free(all);
-  gs_nbody_ladder_run(&job, mask, tol);
+  if (job.tree)
+    gs_nbody_tree_alloc(&job), gs_nbody_tree_report_table(&job, tol);
+  else
+    gs_nbody_ladder_run(&job, mask, tol);
   int status = gs_nbody_simulate(&job, acc_slice);
   free(acc_slice);
+  gs_nbody_tree_free(&job);
   gs_nbody_setup_free(&job);
   return status;
 }

@@ -8,13 +8,17 @@
 
 #include "gs_acc.h"
 #include "gs_nbody_forces.h"
+#include "gs_nbody_tree.h"
 
 struct gs_diag gs_nbody_energy_measure(struct gs_nbody_job *job, int fresh) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
   double local[8] = {0}, sums[8];
   void *acc = job->d_acc;
-  if (fresh && job->count > 0) {
+  if (fresh && job->count > 0 && job->tree) {
+    gs_nbody_tree_scratch(job); /* the tree's own potential, d_acc keeps its bits */
+    acc = job->d_acc2;
+  } else if (fresh && job->count > 0) {
     /* The potential off the energy schedule: a separate evaluation into scratch, so the forces
      * that drive the orbits keep exactly the bits an uninterrupted run would have. */
     struct gs_nbody_force_args a = gs_nbody_forces_args(job, job->kernel, 0, job->npad, 0, 1);

@@ -65,6 +65,8 @@ static void gs_nbody_io_header(const struct gs_nbody_job *job, long step, struct
   h->e0 = job->e0;
   h->seed = job->o->seed;
   snprintf(h->ic, sizeof h->ic, "%s", job->ic_name);
+  if (job->tree)
+    h->solver = 1, h->opening = job->o->opening, h->theta = job->o->theta, h->alpha = job->o->alpha, h->leaf = job->o->leaf;
 }
 
 int gs_nbody_io_checkpoint(struct gs_nbody_job *job, long step) {
@@ -239,4 +241,13 @@ void gs_nbody_io_adopt(struct gs_nbody_job *job, const struct gs_ckpt_header *h,
   o->eps = h->eps;
   o->precision = h->precision;
   o->seed = h->seed;
+  /* The solver and the tree's settings that the command line leaves out: the checkpoint's. */
+  const struct gs_options *opt = job->run->opt;
+  if (!gs_options_given(opt, "solver")) o->solver = h->solver;
+  if (o->solver == 1 && h->solver == 1) {
+    if (!gs_options_given(opt, "theta")) o->theta = h->theta;
+    if (!gs_options_given(opt, "opening")) o->opening = h->opening;
+    if (!gs_options_given(opt, "alpha")) o->alpha = h->alpha;
+    if (!gs_options_given(opt, "leaf")) o->leaf = h->leaf;
+  }
 }

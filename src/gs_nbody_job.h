@@ -16,6 +16,7 @@ struct gs_step_times {
   double forces;    /* device time of the force kernels */
   double exchange;  /* wall time from the drift to the last positions on the device */
   double hidden;    /* fraction of the exchange hidden behind force computation, 0..1 */
+  double build, walk; /* --solver tree: device time of the tree build and of the walk (forces = their sum) */
 };
 
 #define GS_NBODY_FLOPS 20 /* per interaction, the seed's and the CUDA sample's count */
@@ -71,6 +72,12 @@ struct gs_nbody_job {
   double de0;                /* |dE/E0| at the first step of this run (-1: undefined, E0 = 0) */
   int write_failed;          /* a snapshot or checkpoint could not be written: the run stops */
   long gate_expired;         /* timed evaluations whose gate gave up waiting (host time included) */
+  int tree;                  /* --solver tree (gs_nbody_tree.c) */
+  void *tws;                 /* the tree's workspace, allocated once before the first step */
+  size_t twsb;
+  uint64_t *d_counts;        /* the walk's counters (GS_TREE_COUNTS, backend memory) */
+  double tree_flops;         /* flops of one tree evaluation over all ranks, from the table's counts */
+  double tree_inter;         /* interactions (body-body + body-cell) of one evaluation, all ranks */
 };
 
 #endif

@@ -9,51 +9,7 @@
 #include <string.h>
 
 #include "gs_nbody_forces.h"
-
-/* Position (x, y, z, m) of body i from the packed host array, in double. */
-static void gs_nbody_ladder_get(const struct gs_nbody_job *job, const void *pos, uint64_t i, double q[4]) {
-  for (int c = 0; c < 4; c++)
-    q[c] = job->prec ? ((const double *)pos)[4 * i + c] : ((const float *)pos)[4 * i + c];
-}
-
-/* The reference for the first step's forces: a double-precision direct sum on the CPU, for up
- * to 1024 bodies spread over all ranks; ref[5k..5k+4] = ax, ay, az, phi, and the sum of the
- * force terms' magnitudes (the error scale, free of cancellation). */
-static int gs_nbody_ladder_reference(const struct gs_nbody_job *job, uint64_t **idx, double **ref) {
-  uint64_t S = job->n < 1024 ? job->n : 1024;
-  int local = 0;
-  for (uint64_t k = 0; k < S; k++) {
-    uint64_t i = k * job->n / S;
-    local += i >= job->first && i < job->first + job->count;
-  }
-  *idx = malloc(sizeof **idx * (local ? local : 1));
-  *ref = calloc((size_t)(local ? local : 1) * 5, sizeof **ref);
-  if (!*idx || !*ref) GS_DIE(&job->run->where, "malloc", "out of memory");
-  int m = 0;
-  for (uint64_t k = 0; k < S; k++) {
-    uint64_t i = k * job->n / S;
-    if (i >= job->first && i < job->first + job->count) (*idx)[m++] = i;
-  }
-#pragma omp parallel for schedule(dynamic)
-  for (int s = 0; s < local; s++) {
-    uint64_t i = (*idx)[s];
-    double qi[4], a[5] = {0};
-    gs_nbody_ladder_get(job, job->h_pos, i, qi);
-    for (uint64_t j = 0; j < job->n; j++) {
-      double qj[4];
-      gs_nbody_ladder_get(job, job->h_pos, j, qj);
-      double dx = qj[0] - qi[0], dy = qj[1] - qi[1], dz = qj[2] - qi[2], r2 = dx * dx + dy * dy + dz * dz;
-      if (job->law == GS_LAW_CUTOFF ? r2 < job->cut2 : j == i) continue;
-      if (job->law == GS_LAW_PLUMMER) r2 += job->eps2;
-      double inv = 1.0 / sqrt(r2), s3 = job->G * qj[3] * inv * inv * inv;
-      a[0] += dx * s3, a[1] += dy * s3, a[2] += dz * s3;
-      a[3] -= job->G * qj[3] * inv;
-      a[4] += sqrt(dx * dx + dy * dy + dz * dz) * s3;
-    }
-    memcpy(*ref + 5 * s, a, sizeof a);
-  }
-  return local;
-}
+#include "gs_nbody_ref.h"
 
 /* Largest error of the device's forces (with potential) on the sample bodies, over all ranks. */
 static double gs_nbody_ladder_check(struct gs_nbody_job *job, int kernel, const uint64_t *idx, const double *ref,
@@ -67,7 +23,7 @@ static double gs_nbody_ladder_check(struct gs_nbody_job *job, int kernel, const 
   double worst = 0;
   for (int s = 0; s < nref; s++) {
     double g[4];
-    gs_nbody_ladder_get(job, h_acc, idx[s] - job->first, g);
+    gs_nbody_ref_get(job, h_acc, idx[s] - job->first, g);
     const double *r = ref + 5 * s;
     double da = sqrt((g[0] - r[0]) * (g[0] - r[0]) + (g[1] - r[1]) * (g[1] - r[1]) + (g[2] - r[2]) * (g[2] - r[2]));
     double ea = r[4] > 0 ? da / r[4] : da, ep = r[3] != 0 ? fabs(g[3] - r[3]) / fabs(r[3]) : fabs(g[3]);
@@ -113,7 +69,7 @@ void gs_nbody_ladder_run(struct gs_nbody_job *job, unsigned mask, double tol) {
   struct gs_run *run = job->run;
   uint64_t *idx;
   double *ref;
-  int nref = gs_nbody_ladder_reference(job, &idx, &ref);
+  int nref = gs_nbody_ref_sample(job, job->h_pos, &idx, &ref);
   void *h_acc = malloc((job->count ? job->count : 1) * job->esz);
   if (!h_acc) GS_DIE(&job->run->where, "malloc", "out of memory");
   if (run->rank == 0)

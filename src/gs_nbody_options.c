@@ -56,6 +56,26 @@ const struct gs_opt gs_nbody_options_table[] = {
      "progress from rank 0: auto = a bar on a terminal outside a batch job, else plain lines every 10 s or 10% "
      "of the run (default auto)",
      NULL},
+    {"solver", GS_OPT_CHOICE, GS_B(solver), 0, 0, "direct|tree", "S",
+     "direct: the all-pairs sum (the reference); tree: Barnes-Hut, every rank builds the whole tree and walks its "
+     "own slice (default direct)",
+     NULL},
+    {"theta", GS_OPT_REAL, GS_B(theta), 0, 0, NULL, "T",
+     "tree: opening angle, 0 < T <= 1.5: a cell is opened when its size exceeds T times its distance (default 0.5)",
+     NULL},
+    {"opening", GS_OPT_CHOICE, GS_B(opening), 0, 0, "geometric|relative", "C",
+     "tree: opening test: geometric (Barnes-Hut, --theta) or relative (GADGET-2's, against the previous "
+     "acceleration, --alpha; the first evaluation is geometric) (default geometric)",
+     NULL},
+    {"alpha", GS_OPT_REAL, GS_B(alpha), 0, 0, NULL, "A",
+     "tree, --opening relative: force error tolerance relative to |a_old|, 0 < A <= 1 (default 0.005)", NULL},
+    {"leaf", GS_OPT_INT, GS_B(leaf), 0, 1024, NULL, "K", "tree: most bodies per leaf bucket (default 0: the backend's choice)",
+     NULL},
+    {"force-tol", GS_OPT_REAL, GS_B(force_tol), 0, 0, NULL, "X",
+     "tree: the verification fails when the 99th percentile of |a - a_ref| / |a_ref| over up to 1024 bodies exceeds X "
+     "(default by theta: 0.01 up to 0.3, 0.05 up to 0.5, 0.3 up to 0.7, 1 up to 1.0, 2 above; with --opening relative "
+     "at least 4 alpha; 4x that for --ic disk's cutoff law)",
+     NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL},
 };
 
@@ -75,6 +95,42 @@ void gs_nbody_options_defaults(void *opts) {
   b->overlap = 1;
   b->iters = 3;
   strcpy(b->output, "nbody-out");
+  b->theta = GS_NBODY_OPTIONS_THETA;
+  b->alpha = GS_NBODY_OPTIONS_ALPHA;
+}
+
+double gs_nbody_options_force_tol(const struct gs_nbody_opts *b, int cutoff_law) {
+  /* Measured on the CPU tree (docs/tree.md): the largest 99th percentile over plummer, uniform
+   * and disk at N = 256..32768, float and double, with about 1.5x to 2x of margin. The disk's
+   * cutoff law has no softening and its flat, cold disk cancels more of each body's force, so
+   * the same absolute error is a 4x larger relative one there. */
+  static const double table[][2] = {{0.3, 1e-2}, {0.5, 5e-2}, {0.7, 0.3}, {1.0, 1.0}};
+  if (b->force_tol > 0) return b->force_tol;
+  double tol = 2.0;
+  for (int k = 3; k >= 0; k--)
+    if (b->theta <= table[k][0]) tol = table[k][1];
+  if (b->opening == 1 && 4 * b->alpha > tol) tol = 4 * b->alpha; /* the later evaluations' test */
+  return cutoff_law ? 4 * tol : tol;
+}
+
+/* --solver tree's options: in range, and none of them without the tree. */
+static int gs_nbody_options_tree(const struct gs_options *o, const struct gs_nbody_opts *b, struct gs_msg *msg) {
+  static const char *const own[] = {"theta", "opening", "alpha", "leaf", "force-tol"};
+  if (b->solver != GS_NBODY_TREE) {
+    for (int k = 0; k < 5; k++)
+      if (gs_options_given(o, own[k]))
+        return gs_error_msg(msg, "--%s is an option of the tree: it needs --solver tree", own[k]);
+    return GS_OK;
+  }
+  if (gs_options_given(o, "kernel"))
+    return gs_error_msg(msg, "--kernel names direct-sum kernels: --solver tree has none (give one of the two)");
+  if (!(b->theta > 0 && b->theta <= 1.5)) return gs_error_msg(msg, "--theta: must be > 0 and <= 1.5");
+  if (!(b->alpha > 0 && b->alpha <= 1)) return gs_error_msg(msg, "--alpha: must be > 0 and <= 1");
+  if (gs_options_given(o, "alpha") && b->opening != 1)
+    return gs_error_msg(msg, "--alpha is the relative opening test's tolerance: it needs --opening relative");
+  if (gs_options_given(o, "force-tol") && !(b->force_tol > 0 && b->force_tol < 1))
+    return gs_error_msg(msg, "--force-tol: must be > 0 and < 1");
+  return GS_OK;
 }
 
 int gs_nbody_options_validate(const struct gs_options *o, void *opts, struct gs_msg *msg) {
@@ -87,5 +143,5 @@ int gs_nbody_options_validate(const struct gs_options *o, void *opts, struct gs_
     return gs_error_msg(msg, "--n and --ic FILE contradict: the file's lines are the bodies; give one");
   if (b->walltime[0] && (b->walltime_s = gs_options_parse_hms(b->walltime)) <= 0)
     return gs_error_msg(msg, "--walltime: '%s' is not HH:MM:SS (or MM:SS, or seconds) above zero", b->walltime);
-  return GS_OK;
+  return gs_nbody_options_tree(o, b, msg);
 }

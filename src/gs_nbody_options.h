@@ -26,7 +26,25 @@ struct gs_nbody_opts {
   char restart[GS_PATH_MAX];  /* checkpoint file or directory to resume from ("" = none) */
   int overwrite;              /* write into an --output holding another run's checkpoint */
   int progress;               /* enum gs_progress_mode */
+  int solver;                 /* enum gs_nbody_solver */
+  double theta;               /* tree: opening angle of the geometric test */
+  int opening;                /* tree: enum gs_tree_opening */
+  double alpha;               /* tree: tolerance of the relative test */
+  int leaf;                   /* tree: bodies per leaf bucket (0: the backend's choice) */
+  double force_tol;           /* tree: 99th-percentile relative force error allowed (0: by theta) */
 };
+
+/* --solver: the all-pairs sum (the reference), or the Barnes-Hut tree (gs_nbody_tree.c). */
+enum gs_nbody_solver { GS_NBODY_DIRECT = 0, GS_NBODY_TREE = 1 };
+
+/* The tree's defaults: theta, and the relative test's alpha (GADGET-2's documented ErrTolForceAcc). */
+#define GS_NBODY_OPTIONS_THETA 0.5
+#define GS_NBODY_OPTIONS_ALPHA 0.005
+
+/* --force-tol, or its default: the 99th-percentile relative acceleration error allowed at this
+ * theta (and alpha with the relative opening), with margin over what a monopole + quadrupole tree
+ * gives (docs/tree.md); cutoff_law: the disk's law (enum gs_nbody_law GS_LAW_CUTOFF). */
+double gs_nbody_options_force_tol(const struct gs_nbody_opts *b, int cutoff_law);
 
 /* Is ic one of the generated initial conditions (not a file)? */
 int gs_nbody_options_preset(const char *ic);

@@ -8,6 +8,7 @@
 #include "gs_nbody_energy.h"
 #include "gs_nbody_exchange.h"
 #include "gs_nbody_io.h"
+#include "gs_nbody_tree.h"
 #include "gs_progress.h"
 #include "gs_signal.h"
 
@@ -64,7 +65,8 @@ static int gs_nbody_step_one(struct gs_nbody_job *job, int scheduled, struct gs_
   }
   double t1 = MPI_Wtime(), forces;
   job->stop = gs_signal_pending;
-  double exchange = gs_nbody_exchange_run(job, scheduled, &forces);
+  double exchange = job->tree ? gs_nbody_tree_step(job, scheduled, st) : gs_nbody_exchange_run(job, scheduled, &forces);
+  if (job->tree) forces = st->build + st->walk;
   job->stop = NULL;
   double core = MPI_Wtime() - t1;
   if (job->count) be->nbody->kick(c, job->prec, job->d_vel, job->d_acc, job->count, 0.5 * dt, job->qc);
@@ -142,7 +144,8 @@ long gs_nbody_step_run(struct gs_nbody_job *job, struct gs_step_times *times) {
       else if (job->run->rank == 0)
         printf("# checkpoint: step %ld written to %s/ in %.2f s\n", s, o->output, ckpt_cost);
     }
-    if (!v.undo) gs_progress_update(&prog, s, s * o->dt, de, (double)job->n * (double)job->n / st->total);
+    double pairs = job->tree ? job->tree_inter : (double)job->n * (double)job->n; /* tree: the walk's count */
+    if (!v.undo) gs_progress_update(&prog, s, s * o->dt, de, pairs / st->total);
     if (v.stop || job->write_failed) {
       gs_progress_done(&prog);
       gs_nbody_step_say_stop(job, s, &v, ckpt_ok);

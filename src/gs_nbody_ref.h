@@ -1,0 +1,21 @@
+/* gs_nbody_ref.h: the double-precision CPU direct sum that checks every force evaluation (the
+ * direct kernels' table and the tree's accuracy) on a sample of up to 1024 bodies. */
+#ifndef GS_NBODY_REF_H
+#define GS_NBODY_REF_H
+
+#include <stdint.h>
+
+#include "gs_nbody_job.h"
+
+#define GS_NBODY_REF_SAMPLE 1024 /* bodies checked, spread evenly over 0..N-1 */
+
+/* Body i of a packed (x, y, z, m) array of the job's precision, in double. */
+void gs_nbody_ref_get(const struct gs_nbody_job *job, const void *pos, uint64_t i, double q[4]);
+
+/* The reference forces of the sample bodies this rank owns, from the positions pos (all N
+ * bodies, host memory): their indices in *idx, and ref[5k..5k+4] = ax, ay, az, phi and the sum
+ * of the force terms' magnitudes (an error scale free of cancellation), both malloc'd. Returns
+ * how many (0 is possible). */
+int gs_nbody_ref_sample(const struct gs_nbody_job *job, const void *pos, uint64_t **idx, double **ref);
+
+#endif

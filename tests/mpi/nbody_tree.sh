@@ -1,0 +1,79 @@
+#!/bin/sh
+# --solver tree on the CPU backend: verified against the double direct sum on 1, 2 and 3 ranks,
+# with the same final state on each (every rank builds the same whole tree, so a body's force does
+# not depend on the rank count); the tree's table row, per-step line and result rows; a tolerance
+# the tree cannot meet fails with exit 1; contradictory options are usage errors (exit 2, one line).
+. "$GS_TEST_LIB"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+common="--backend cpu --n 900 --iters 1 --steps 8 --solver tree --progress off"
+hash_of() { sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p'; }
+
+for variant in "--precision single" "--precision double --opening relative --theta 0.7" "--ic disk --leaf 3"; do
+  first=""
+  for np in 1 2 3; do
+    out=$(gs_mpirun $np nbody $common $variant)
+    rc=$?
+    [ $rc = 0 ] || { echo "$out"; gs_fail "$variant on $np rank(s): exit $rc"; }
+    gs_verified "$out" "$variant on $np rank(s)"
+    for when in start "end, step 8"; do
+      echo "$out" | grep -q "^# tree check ($when): 900 bodies, .*: OK$" || { echo "$out"; gs_fail "$variant, $np: no check at $when"; }
+    done
+    h=$(echo "$out" | hash_of)
+    [ -n "$h" ] || { echo "$out"; gs_fail "$variant on $np rank(s): no final state"; }
+    [ -z "$first" ] && first=$h
+    [ "$h" = "$first" ] || gs_fail "$variant: $np ranks end in $h, 1 rank in $first"
+  done
+  echo "ok: $variant: verified on 1, 2, 3 ranks, the same state $first"
+done
+
+# What a run says: the header, the table row, the per-step line, the result rows.
+out=$(gs_mpirun 2 nbody $common --csv "$tmp/r.csv") || gs_fail "csv run: exit $?"
+for want in '^# solver: tree \(Barnes-Hut\), geometric opening theta = 0.5;' '^# tree method: CPU: ' \
+  '^tree +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.e+-]+  OK$' \
+  '^# per step \(median of 8, slowest rank\): total [0-9.]+ ms, build [0-9.]+ ms, walk [0-9.]+ ms, exchange [0-9.]+ ms, integration'; do
+  echo "$out" | grep -qE "$want" || { echo "$out"; gs_fail "no line matching '$want'"; }
+done
+grep -q 'phase=forces;solver=tree;theta=0.5;opening=geometric' "$tmp/r.csv" || { cat "$tmp/r.csv"; gs_fail "no tree row in the CSV"; }
+grep -q 'phase=step;solver=tree;build_s=' "$tmp/r.csv" || { cat "$tmp/r.csv"; gs_fail "no step row in the CSV"; }
+echo "ok: header, table row, per-step line and result rows"
+
+# The default tolerance per theta, opening and law (docs/tree.md), as the header states it.
+for case in "5.0e-02:" "1.0e-02:--theta 0.3" "3.0e-01:--theta 0.7" "1.0e+00:--theta 1.0" "2.0e+00:--theta 1.2" \
+  "2.0e-01:--ic disk" "2.0e-01:--opening relative --alpha 0.05" "5.0e-02:--opening relative" "1.0e-03:--force-tol 1e-3"; do
+  want=${case%%:*} args=${case#*:}
+  out=$(gs_mpirun 1 nbody --backend cpu --n 300 --iters 1 --steps 0 --solver tree --progress off $args)
+  echo "$out" | grep -q "FAILED when its 99th percentile exceeds $want\$" || { echo "$out"; gs_fail "'$args': want tolerance $want"; }
+done
+echo "ok: default tolerances"
+
+# A tolerance no tree meets: FAILED, exit 1 on every rank.
+out=$(gs_mpirun 2 nbody $common --force-tol 1e-9)
+rc=$?
+[ $rc = 1 ] || { echo "$out"; gs_fail "--force-tol 1e-9: exit $rc, want 1"; }
+echo "$out" | grep -q '^# tree check (start): .*(tolerance 1.0e-09 on the 99th percentile): FAILED$' || { echo "$out"; gs_fail "no FAILED check"; }
+echo "$out" | grep -q '^# verification: FAILED' || gs_fail "no FAILED verdict"
+echo "ok: --force-tol 1e-9 fails with exit 1"
+
+bad() {
+  want=$1
+  shift
+  out=$(gs_mpirun 2 nbody --backend cpu --n 300 --steps 1 "$@" 2>&1)
+  rc=$?
+  [ $rc = 2 ] || { echo "$out"; gs_fail "'$*': exit $rc, want 2"; }
+  [ "$(echo "$out" | grep -c '^gpusim: error: ')" = 1 ] || { echo "$out"; gs_fail "'$*': not exactly one error line"; }
+  echo "$out" | grep -qE "^gpusim: error: $want" || { echo "$out"; gs_fail "'$*': want the message '$want'"; }
+  echo "ok: $* -> $(echo "$out" | grep '^gpusim: error')"
+}
+bad '--theta is an option of the tree: it needs --solver tree' --theta 0.4
+bad '--leaf is an option of the tree' --solver direct --leaf 4
+bad '--force-tol is an option of the tree' --force-tol 0.1
+bad '--kernel names direct-sum kernels: --solver tree has none' --solver tree --kernel omp
+bad '--theta: must be > 0 and <= 1.5' --solver tree --theta 0
+bad '--theta: must be > 0 and <= 1.5' --solver tree --theta 2
+bad '--alpha is the relative opening test' --solver tree --alpha 0.01
+bad '--alpha: must be > 0 and <= 1' --solver tree --opening relative --alpha 0
+bad '--force-tol: must be > 0 and < 1' --solver tree --force-tol 0
+bad '--solver' --solver barnes
+bad '--opening' --solver tree --opening angle
+bad '--leaf' --solver tree --leaf -1
