@@ -127,7 +127,7 @@ int gs_nbody_diag_terms(struct gs_cuda_ctx *c, int precision, const void *pos, c
 size_t gs_tree_build_workspace(struct gs_cuda_ctx *c, const struct gs_tree_args *a);
 
 /* Build the tree over pos[0, n) in a->ws (asynchronous on stream): box, Morton keys, sort, radix
- * tree, moments; sets a->counts[GS_TREE_NODES] when counts is not NULL. Any n up to 2^31 - 2,
+ * tree, moments; sets a->counts[GS_TREE_NODES] when counts is not NULL. Any n below 2^30,
  * coincident bodies included. */
 int gs_tree_build_launch(struct gs_cuda_ctx *c, const struct gs_tree_args *a, void *stream);
 

@@ -195,8 +195,9 @@ static __device__ __forceinline__ gs_tr_mom<T> gs_tr_node_mom(uint32_t c, uint32
   return m;
 }
 
-/* Child c's quadrupole moved to the parent's centre com (parallel axes), added to q (xx, yy, xy,
- * xz, yz). */
+/* Child c's second moments moved to the parent's centre (cx, cy, cz) by the parallel-axis
+ * theorem and added to q: the traceless quadrupole (xx, yy, xy, xz, yz), then the trace of the
+ * second moment, sum m |x|^2. */
 template <typename T>
 static __device__ __forceinline__ void gs_tr_quad_add(T *q, const gs_tr_mom<T> &c, T cx, T cy, T cz)
 {
@@ -207,11 +208,11 @@ static __device__ __forceinline__ void gs_tr_quad_add(T *q, const gs_tr_mom<T> &
   q[2] += c.qd.z + m * (3 * dx * dy);
   q[3] += c.qd.w + m * (3 * dx * dz);
   q[4] += c.lo.w + m * (3 * dy * dz);
+  q[5] += c.hi.w + m * r2;
 }
 
 /* The parent of children a (left) and b (right): mass, centre of mass (the box centre when
- * massless), box, quadrupole, and size^2 = the squared distance from the centre of mass to the
- * farthest corner of the box. */
+ * massless), box, quadrupole and trace. */
 template <typename T>
 static __device__ __forceinline__ gs_tr_mom<T> gs_tr_combine(const gs_tr_mom<T> &a, const gs_tr_mom<T> &b)
 {
@@ -228,14 +229,13 @@ static __device__ __forceinline__ gs_tr_mom<T> gs_tr_combine(const gs_tr_mom<T> 
   } else {
     cx = T(0.5) * (p.lo.x + p.hi.x), cy = T(0.5) * (p.lo.y + p.hi.y), cz = T(0.5) * (p.lo.z + p.hi.z);
   }
-  T q[5] = {0, 0, 0, 0, 0};
+  T q[6] = {0, 0, 0, 0, 0, 0};
   gs_tr_quad_add<T>(q, a, cx, cy, cz);
   gs_tr_quad_add<T>(q, b, cx, cy, cz);
-  const T sx = fmax(cx - p.lo.x, p.hi.x - cx), sy = fmax(cy - p.lo.y, p.hi.y - cy), sz = fmax(cz - p.lo.z, p.hi.z - cz);
   p.cm = gs_nb_make<T>(cx, cy, cz, M);
   p.qd = gs_nb_make<T>(q[0], q[1], q[2], q[3]);
   p.lo.w = q[4];
-  p.hi.w = sx * sx + sy * sy + sz * sz;
+  p.hi.w = q[5];
   return p;
 }
 

@@ -6,9 +6,9 @@
  *     internal nodes 0 .. n-2 (0 the root), leaf s (the s-th body in Morton order) as n-1+s;
  *   - the limits that bound every loop and every stack (depth, leaf bucket, stack entries).
  * A node's moments are four vectors: cm = (com x, y, z, mass), qd = (Qxx, Qyy, Qxy, Qxz),
- * lo = (box min x, y, z, Qyz), hi = (box max x, y, z, size^2), Q the traceless quadrupole about
- * the centre of mass, sum m (3 x x^T - |x|^2 I), Qzz = -Qxx - Qyy; size the largest distance from
- * the centre of mass to a corner of the node's bounding box (Bonsai's opening radius). */
+ * lo = (box min x, y, z, Qyz), hi = (box max x, y, z, S), Q the traceless quadrupole about the
+ * centre of mass, sum m (3 x x^T - |x|^2 I), Qzz = -Qxx - Qyy, and S the trace of the second
+ * moment, sum m |x|^2, which the softened expansion needs besides Q (gs_tree_walk.cu). */
 #ifndef GS_TREE_INTERNAL_CUH
 #define GS_TREE_INTERNAL_CUH
 
@@ -118,7 +118,7 @@ static inline bool gs_tr_args_ok(const struct gs_tree_args *a)
 {
   if (!a || (a->precision != 0 && a->precision != 1)) return false;
   if (a->law != GS_LAW_PLUMMER && a->law != GS_LAW_CUTOFF) return false;
-  if (a->n >= 0x7fffffffull || a->i_count >= 0x7fffffffull) return false;
+  if (a->n >= (1ull << 30) || a->i_count >= (1ull << 31)) return false;
   if (a->i_first + a->i_count < a->i_first) return false;
   const double len = a->law == GS_LAW_PLUMMER ? a->eps2 : a->cut2;
   const double tiny = a->precision ? 2.3e-308 : 1.2e-38; /* a normal number: rsqrt flushes denormals */

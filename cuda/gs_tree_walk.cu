@@ -80,12 +80,16 @@ static __device__ __forceinline__ void gs_tr_pp(gs_tr_lane<T> &t, T sx, T sy, T 
   if constexpr (POT) t.phi += mr;
 }
 
-/* One accepted node: phi = -G (M / r + q / (2 r^5)), a = G (M d / r^3 - Q d / r^5 + 5 q d / (2 r^7))
- * with d = com - target, q = d^T Q d, r^2 = |d|^2 + eps2 (0 under the cutoff law, where an
- * accepted node lies wholly outside the cutoff). */
+/* One accepted node, by the Taylor expansion to second order of the softened potential of its
+ * bodies, -G sum m / (|d + x|^2 + eps2)^(1/2), about its centre of mass (d = com - target, x a
+ * body's offset): with r^2 = |d|^2 + eps2, Q the traceless quadrupole and S = sum m |x|^2,
+ *   phi = -G (M / r + q / (2 r^5)),  a = G (M d / r^3 - Q d / r^5 + 5 q d / (2 r^7)),
+ *   q = d^T Q d - S eps2
+ * (the trace term -S eps2 vanishes without softening, where this is the classic quadrupole; the
+ * cutoff law passes eps2 = 0, and takes a node only wholly outside the cutoff). */
 template <typename T, bool POT>
 static __device__ __forceinline__ void gs_tr_pc(gs_tr_lane<T> &t, const gs_nb_vec_t<T> &cm, const gs_nb_vec_t<T> &qd,
-                                                T qyz, T e2)
+                                                T qyz, T tr, T e2)
 {
   const T dx = cm.x - t.x, dy = cm.y - t.y, dz = cm.z - t.z;
   const T inv = gs_nb_rsqrt_lean(dx * dx + (dy * dy + (dz * dz + e2)));
@@ -94,7 +98,7 @@ static __device__ __forceinline__ void gs_tr_pc(gs_tr_lane<T> &t, const gs_nb_ve
   const T qx = qd.x * dx + qd.z * dy + qd.w * dz;
   const T qy = qd.z * dx + qd.y * dy + qyz * dz;
   const T qz = qd.w * dx + qyz * dy + qzz * dz;
-  const T q5 = (dx * qx + dy * qy + dz * qz) * inv5;
+  const T q5 = (dx * qx + dy * qy + dz * qz - tr * e2) * inv5;
   const T s = cm.w * inv3 + T(2.5) * q5 * inv2;
   t.ax += dx * s - qx * inv5;
   t.ay += dy * s - qy * inv5;
@@ -123,10 +127,10 @@ static __device__ __forceinline__ void gs_tr_flush_cells(const gs_tr_walk_args<T
 {
   const unsigned ln = gs_tr_lane_id();
   gs_nb_vec_t<T> cm = gs_nb_make<T>(0, 0, 0, 0), qd = cm;
-  T qyz = 0;
+  T qyz = 0, tr = 0;
   if ((int)ln < cnt) {
     const uint32_t c = cl[ln];
-    cm = p.cm[c], qd = p.qd[c], qyz = p.lo[c].w;
+    cm = p.cm[c], qd = p.qd[c], qyz = p.lo[c].w, tr = p.hi[c].w;
   }
 #pragma unroll 4
   for (int j = 0; j < cnt; ++j) {
@@ -134,7 +138,7 @@ static __device__ __forceinline__ void gs_tr_flush_cells(const gs_tr_walk_args<T
                                            __shfl_sync(~0u, cm.z, j), __shfl_sync(~0u, cm.w, j));
     const gs_nb_vec_t<T> q = gs_nb_make<T>(__shfl_sync(~0u, qd.x, j), __shfl_sync(~0u, qd.y, j),
                                            __shfl_sync(~0u, qd.z, j), __shfl_sync(~0u, qd.w, j));
-    gs_tr_pc<T, POT>(t, c, q, __shfl_sync(~0u, qyz, j), p.e2);
+    gs_tr_pc<T, POT>(t, c, q, __shfl_sync(~0u, qyz, j), __shfl_sync(~0u, tr, j), p.e2);
   }
   g.bc += (unsigned long long)cnt * g.live;
 }
@@ -171,11 +175,12 @@ static __device__ __forceinline__ int gs_tr_drain_bodies(const gs_tr_walk_args<T
   return nb - 32;
 }
 
-/* Must the node (centre of mass and mass c, box l .. h, size^2 in h.w) be opened for group g?
- * Always when its box overlaps the group's (a target may be inside: the expansion would not
- * converge, and the target's own body must be met as a body), and under the cutoff law when any
- * part of it may lie within the cutoff of a target. Else the opening test, with d the distance
- * from the centre of mass to the group's box: geometric, size > theta d; relative (GADGET-2),
+/* Must the node (centre of mass and mass c, box l .. h) be opened for group g? Always when its
+ * box overlaps the group's (a target may be inside: the expansion would not converge, and the
+ * target's own body must be met as a body), and under the cutoff law when any part of it may lie
+ * within the cutoff of a target. Else the opening test, with d the distance from the centre of
+ * mass to the group's box and size the distance from the centre of mass to the farthest corner
+ * of the node's box (Bonsai's opening radius): geometric, size > theta d; relative (GADGET-2),
  * G M size^2 / d^4 > alpha |a_old|. */
 template <typename T, int LAW>
 static __device__ __forceinline__ bool gs_tr_open(const gs_tr_walk_args<T> &p, const gs_tr_group<T> &g,
@@ -193,8 +198,10 @@ static __device__ __forceinline__ bool gs_tr_open(const gs_tr_walk_args<T> &p, c
   const T dy = fmax(fmax(g.ly - c.y, c.y - g.hy), T(0));
   const T dz = fmax(fmax(g.lz - c.z, c.z - g.hz), T(0));
   const T d2 = dx * dx + dy * dy + dz * dz;
-  if (p.rel) return fabs(p.G) * c.w * h.w > p.alpha * g.amin * (d2 * d2);
-  return h.w > p.theta2 * d2;
+  const T sx = fmax(c.x - l.x, h.x - c.x), sy = fmax(c.y - l.y, h.y - c.y), sz = fmax(c.z - l.z, h.z - c.z);
+  const T size2 = sx * sx + sy * sy + sz * sz;
+  if (p.rel) return fabs(p.G) * c.w * size2 > p.alpha * g.amin * (d2 * d2);
+  return size2 > p.theta2 * d2;
 }
 
 /* Warp-wide minimum and maximum. */

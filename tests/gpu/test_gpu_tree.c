@@ -271,17 +271,19 @@ static void test_small(struct gs_cuda_ctx *c)
           a.law = law; a.leaf = leaf;
           char what[100];
           snprintf(what, sizeof what, "small prec %d law %d leaf %d", prec, law, leaf);
-          const struct errs e = check(c, &in, a, prec ? 1e-12 : 2e-6, prec ? 1e-12 : 2e-6, prec ? 1e-12 : 2e-6, what);
+          const struct errs e = check(c, &in, a, prec ? 1e-12 : 2e-6, prec ? 1e-12 : 2e-6, prec ? 1e-12 : 5e-6, what);
           if (e.max > g_small_worst) g_small_worst = e.max;
           free(in.b);
         }
 }
 
-/* 4096 bodies of a Plummer sphere at three opening angles, both precisions: the bounds of the
- * quadrupole tree (p99, max). */
+/* 4096 bodies of a Plummer sphere at three opening angles, both precisions. The bounds are about
+ * twice (p99) and three times (max) what a double-precision model of this very algorithm on the
+ * host gave over four seeds: p99 1.5e-4, 1.7e-3, 8e-3 and max 4e-4, 7e-3, 8e-2 at theta 0.3, 0.5,
+ * 0.8 (monopoles alone: p99 1.1e-2 at 0.5; a quadrupole of the wrong sign: 2.2e-2). */
 static void test_plummer(struct gs_cuda_ctx *c)
 {
-  static const double theta[3] = {0.3, 0.5, 0.8}, tol99[3] = {3e-4, 1e-3, 5e-3}, tolmax[3] = {3e-3, 1e-2, 5e-2};
+  static const double theta[3] = {0.3, 0.5, 0.8}, tol99[3] = {4e-4, 3e-3, 1.5e-2}, tolmax[3] = {2e-3, 2e-2, 0.15};
   for (int prec = 0; prec < 2; ++prec) {
     struct input in = make_input(4096, 4096, prec);
     plummer(in.b, 0, 4096, 1.0, 0, 0, 0, 1.0);
@@ -318,8 +320,11 @@ static void test_coincident(struct gs_cuda_ctx *c)
     }
 }
 
-/* Two tight clusters (radius 1e-5, a million times closer than their distance) plus a few
- * bodies between them; and one cluster in a sphere a thousand times wider. */
+/* Two tight clusters (radius 1e-5, a hundred thousand times smaller than their distance) plus a
+ * few bodies between them; and one cluster in a sphere a thousand times wider. A node that holds
+ * two clusters is the expansion's worst case (its error bound, (size / d)^3, is nearly reached):
+ * the host model gave p99 1.5e-3 to 1e-2 over four seeds for the first, 4e-4 to 1.1e-3 for the
+ * second. */
 static void test_clusters(struct gs_cuda_ctx *c)
 {
   for (int prec = 0; prec < 2; ++prec) {
@@ -330,12 +335,12 @@ static void test_clusters(struct gs_cuda_ctx *c)
     round_to(&in);
     char what[100];
     snprintf(what, sizeof what, "two tight clusters prec %d", prec);
-    check(c, &in, tree_args(&in), 1e-3, 1e-2, 1e-3, what);
+    check(c, &in, tree_args(&in), 3e-2, 6e-2, 1e-3, what);
     plummer(in.b, 0, 1024, 1e-3, 0.2, 0.2, 0.2, 0.5);
     plummer(in.b, 1024, 3072, 1.0, 0, 0, 0, 0.5);
     round_to(&in);
     snprintf(what, sizeof what, "one cluster in a wide sphere prec %d", prec);
-    check(c, &in, tree_args(&in), 1e-3, 1e-2, 1e-3, what);
+    check(c, &in, tree_args(&in), 3e-3, 1e-2, 1e-3, what);
     free(in.b);
   }
 }
@@ -353,13 +358,13 @@ static void test_slices(struct gs_cuda_ctx *c)
     char what[100];
     a.i_first = 1000; a.i_count = 1500;
     snprintf(what, sizeof what, "slice 1000+1500 prec %d", prec);
-    check(c, &in, a, 1e-3, 1e-2, 1e-3, what);
+    check(c, &in, a, 3e-3, 2e-2, 3e-3, what);
     a.i_first = 3000; a.i_count = 1096;
     snprintf(what, sizeof what, "slice with padding 3000+1096 prec %d", prec);
-    check(c, &in, a, 1e-3, 1e-2, 1e-3, what);
+    check(c, &in, a, 3e-3, 2e-2, 3e-3, what);
     a.i_first = 4000; a.i_count = 96;
     snprintf(what, sizeof what, "padding only 4000+96 prec %d", prec);
-    check(c, &in, a, 1e-3, 1e-2, 1e-3, what);
+    check(c, &in, a, 3e-3, 2e-2, 3e-3, what);
     free(in.b);
   }
 }
@@ -381,13 +386,13 @@ static void test_cutoff(struct gs_cuda_ctx *c)
     a.law = GS_LAW_CUTOFF;
     char what[100];
     snprintf(what, sizeof what, "cutoff law prec %d", prec);
-    check(c, &in, a, 1e-3, 1e-2, 1e-3, what);
+    check(c, &in, a, 4e-3, 4e-2, 3e-3, what); /* the host model: p99 1.6e-3 to 1.8e-3, max to 1.5e-2 */
     free(in.b);
   }
 }
 
 /* The relative opening test: a first evaluation (geometric), then one that reads those results
- * as a_old; alpha 1e-3 must land near the geometric theta 0.5 accuracy. */
+ * as a_old; alpha 1e-3 gave p99 3e-4 in the host model (more interactions than theta 0.5). */
 static void test_relative(struct gs_cuda_ctx *c)
 {
   for (int prec = 0; prec < 2; ++prec) {
