@@ -286,10 +286,12 @@ extern "C" int gs_tree_build_layout(const struct gs_tree_args *a, struct gs_tr_l
   return 1;
 }
 
+/* Only n, i_count and precision matter (a caller may ask before it has set the rest). */
 extern "C" size_t gs_tree_build_workspace(struct gs_cuda_ctx *c, const struct gs_tree_args *a)
 {
   gs_tr_layout L;
-  if (!c || !gs_tr_args_ok(a) || !gs_tree_build_layout(a, &L)) return 0;
+  if (!c || !a || (a->precision != 0 && a->precision != 1) || !gs_tr_sizes_ok(a) || !gs_tree_build_layout(a, &L))
+    return 0;
   return L.total;
 }
 

@@ -111,15 +111,20 @@ static inline int gs_tr_leaf(int leaf)
   return leaf > GS_TR_LEAF_MAX ? GS_TR_LEAF_MAX : leaf;
 }
 
-/* The arguments both launchers accept (no device needed): sizes that fit the 32-bit indices,
- * a known precision, law and opening, lengths the force law needs, and with buffers (launching)
- * 16-byte aligned pointers and a workspace of at least `need` bytes. */
+/* Sizes that fit the 32-bit indices (n < 2^30 also keeps the radix tree's searches in int), and
+ * a target range that does not wrap. */
+static inline bool gs_tr_sizes_ok(const struct gs_tree_args *a)
+{
+  return a->n < (1ull << 30) && a->i_count < (1ull << 31) && a->i_first + a->i_count >= a->i_first;
+}
+
+/* The arguments both launchers accept (no device needed): the sizes, a known precision, law and
+ * opening, the lengths the force law needs (normal numbers: rsqrt flushes denormals), theta > 0
+ * and, for the relative test, alpha > 0. The launchers check pointers and the workspace. */
 static inline bool gs_tr_args_ok(const struct gs_tree_args *a)
 {
-  if (!a || (a->precision != 0 && a->precision != 1)) return false;
+  if (!a || (a->precision != 0 && a->precision != 1) || !gs_tr_sizes_ok(a)) return false;
   if (a->law != GS_LAW_PLUMMER && a->law != GS_LAW_CUTOFF) return false;
-  if (a->n >= (1ull << 30) || a->i_count >= (1ull << 31)) return false;
-  if (a->i_first + a->i_count < a->i_first) return false;
   const double len = a->law == GS_LAW_PLUMMER ? a->eps2 : a->cut2;
   const double tiny = a->precision ? 2.3e-308 : 1.2e-38; /* a normal number: rsqrt flushes denormals */
   if (!(len >= tiny) || !(len < (a->precision ? 1e300 : 3e38)) || !(a->G == a->G)) return false;

@@ -468,6 +468,9 @@ static void test_arguments(struct gs_cuda_ctx *c)
   expect(gs_tree_build_launch(NULL, &a, NULL) == inval && gs_tree_walk_launch(c, NULL, NULL) == inval, "null args");
   b = a; b.i_count = 1000;
   expect(gs_tree_build_workspace(c, &b) > gs_tree_build_workspace(c, &a), "workspace grows with the targets");
+  memset(&b, 0, sizeof b); /* n, i_count and precision alone size the workspace */
+  b.n = a.n; b.i_count = a.i_count; b.precision = a.precision;
+  expect(gs_tree_build_workspace(c, &b) == a.ws_bytes, "workspace from n, i_count, precision alone");
   expect(gs_backend_cuda_ops.tree == &gs_backend_cuda_tree_ops && gs_backend_cuda_tree_ops.method &&
              gs_backend_cuda_tree_ops.workspace && gs_backend_cuda_tree_ops.build && gs_backend_cuda_tree_ops.walk,
          "the CUDA backend's table has the tree");
