@@ -8,7 +8,8 @@
  * checks. Exits 77 without a GPU (and in a CPU-only build).
  * `test_gpu_tree --bench` times build and walk at 2^20 and 2^24 bodies instead (float, Plummer,
  * theta 0.5, eps 0.05: the issue's configuration), median of 5 after a warm-up, with the error
- * of 1024 targets against the GPU's double-precision direct sum. */
+ * of 1024 targets against the GPU's double-precision direct sum; `--crossover` times the tree against
+ * the direct kernel from 2^10 to 2^18 bodies, single and double. */
 #include <config.h>
 #include "gs_gpu_skip.h"
 #ifndef GS_HAVE_CUDA
@@ -589,6 +590,55 @@ static void bench_one(struct gs_cuda_ctx *c, uint64_t n, int clustered)
   free(in.b);
 }
 
+/* Median of 5 direct force evaluations (kernel 7, all pairs) of the tree's input, in ms. */
+static float bench_direct(struct gs_cuda_ctx *c, const struct gs_tree_args *a, cudaStream_t st)
+{
+  struct gs_nbody_force_args f;
+  memset(&f, 0, sizeof f);
+  f.kernel = GS_NK_MULTI; f.precision = a->precision; f.law = GS_LAW_PLUMMER; f.pos = a->pos;
+  f.i_count = a->n; f.j_count = a->n; f.acc = a->acc; f.G = G; f.eps2 = EPS2;
+  cudaEvent_t e0, e1;
+  float t[5];
+  CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
+  CK(gs_nbody_kernels_launch(c, &f, st));
+  for (int r = 0; r < 5; ++r) {
+    CK(cudaEventRecord(e0, st));
+    CK(gs_nbody_kernels_launch(c, &f, st));
+    CK(cudaEventRecord(e1, st));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaEventElapsedTime(&t[r], e0, e1));
+  }
+  qsort(t, 5, sizeof(float), cmp_float);
+  CK(cudaEventDestroy(e0)); CK(cudaEventDestroy(e1));
+  return t[2];
+}
+
+/* --crossover: tree (build + walk) against the direct kernel for n = 2^10 .. 2^18, both
+ * precisions, Plummer spheres, theta 0.5. */
+static void bench_crossover(struct gs_cuda_ctx *c)
+{
+  for (int prec = 0; prec < 2; ++prec)
+    for (int lg = 10; lg <= 18; ++lg) {
+      struct input in = make_input(1ull << lg, 1ull << lg, prec);
+      plummer(in.b, 0, in.n, 1.0, 0, 0, 0, 1.0);
+      round_to(&in);
+      struct gs_tree_args a = tree_args(&in);
+      a.potential = 0;
+      struct dev d = dev_open(c, &in, &a);
+      cudaStream_t st;
+      CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+      float ms[2];
+      bench_time(c, &a, st, ms);
+      const float direct = bench_direct(c, &a, st);
+      printf("crossover %s n 2^%d: tree %.3f ms (build %.3f, walk %.3f), direct (kernel multi) %.3f ms: %s\n",
+             prec ? "double" : "float", lg, ms[0] + ms[1], ms[0], ms[1], direct,
+             ms[0] + ms[1] < direct ? "tree faster" : "direct faster");
+      CK(cudaStreamDestroy(st));
+      dev_close(&d);
+      free(in.b);
+    }
+}
+
 int main(int argc, char **argv)
 {
   const int skip = gs_gpu_skip_without_device();
@@ -600,6 +650,10 @@ int main(int argc, char **argv)
     const int top = argc > 2 ? atoi(argv[2]) : 24;
     for (int lg = 20; lg <= top; lg += 4) bench_one(&ctx, 1ull << lg, 0);
     bench_one(&ctx, 1ull << top, 1);
+    return 0;
+  }
+  if (argc > 1 && strcmp(argv[1], "--crossover") == 0) {
+    bench_crossover(&ctx);
     return 0;
   }
   test_arguments(&ctx);
