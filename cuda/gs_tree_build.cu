@@ -212,7 +212,8 @@ static __device__ __forceinline__ void gs_tr_quad_add(T *q, const gs_tr_mom<T> &
 }
 
 /* The parent of children a (left) and b (right): mass, centre of mass (the box centre when
- * massless), box, quadrupole and trace. */
+ * massless; the bodies' point exactly when they all sit at one, so that the walk may take such a
+ * node whole), box, quadrupole and trace (both exactly 0 for a point). */
 template <typename T>
 static __device__ __forceinline__ gs_tr_mom<T> gs_tr_combine(const gs_tr_mom<T> &a, const gs_tr_mom<T> &b)
 {
@@ -221,7 +222,9 @@ static __device__ __forceinline__ gs_tr_mom<T> gs_tr_combine(const gs_tr_mom<T> 
   gs_tr_minmax<T>(p.lo, p.hi, b.lo, b.hi);
   const T M = a.cm.w + b.cm.w;
   T cx, cy, cz;
-  if (M > T(0)) {
+  if (p.lo.x == p.hi.x && p.lo.y == p.hi.y && p.lo.z == p.hi.z) {
+    cx = p.lo.x, cy = p.lo.y, cz = p.lo.z; /* coincident bodies: their point, exactly (no rounding) */
+  } else if (M > T(0)) {
     const T inv = T(1) / M;
     cx = (a.cm.w * a.cm.x + b.cm.w * b.cm.x) * inv;
     cy = (a.cm.w * a.cm.y + b.cm.w * b.cm.y) * inv;

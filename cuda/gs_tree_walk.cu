@@ -19,7 +19,8 @@
  * same positions give bitwise the same forces. Self-interaction as the direct kernels: with
  * Plummer softening the self pair adds m_i / eps to the potential, taken out after the walk; the
  * cutoff law never counts it (r = 0 is inside the cutoff). The walk always reaches the target's
- * own body: a node that holds it overlaps the group's box and is always opened. */
+ * own body: a node that holds it overlaps the group's box and is opened, unless its bodies all sit
+ * at one point (then its monopole is exact and holds the self pair: gs_tr_fate). */
 #include <cub/cub.cuh>
 
 #include "gs_cuda.h"
@@ -175,24 +176,37 @@ static __device__ __forceinline__ int gs_tr_drain_bodies(const gs_tr_walk_args<T
   return nb - 32;
 }
 
-/* Must the node (centre of mass and mass c, box l .. h) be opened for group g? Always when its
- * box overlaps the group's (a target may be inside: the expansion would not converge, and the
- * target's own body must be met as a body), and under the cutoff law when any part of it may lie
- * within the cutoff of a target. Else the opening test, with d the distance from the centre of
- * mass to the group's box and size the distance from the centre of mass to the farthest corner
- * of the node's box (Bonsai's opening radius): geometric, size > theta d; relative (GADGET-2),
- * G M size^2 / d^4 > alpha |a_old|. */
+/* What the walk does with a node for a group. */
+enum gs_tr_fate { GS_TR_ACCEPT = 0, GS_TR_OPEN = 1, GS_TR_SKIP = 2 };
+
+/* The fate of a node (centre of mass and mass c, box l .. h) for group g. Exact shortcuts first:
+ * under the cutoff law a node whose box lies wholly within the cutoff of every target (with a
+ * margin of 2^-10 for rounding) exerts nothing and is skipped; under Plummer softening a node
+ * whose bodies all sit at one point is exactly its monopole, taken whole even by its own bodies
+ * (the self pair then adds m_i / eps to the potential, taken out as always). These keep coincident
+ * bodies O(n) instead of O(n^2). Then a node is opened when its box overlaps the group's (a
+ * target may be inside: the expansion would not converge, and the target's own body must be met
+ * as a body), and under the cutoff law when any part of it may lie within the cutoff of a target.
+ * Else the opening test, with d the distance from the centre of mass to the group's box and size
+ * the distance from the centre of mass to the farthest corner of the node's box (Bonsai's opening
+ * radius): geometric, size > theta d; relative (GADGET-2), G M size^2 / d^4 > alpha |a_old|. */
 template <typename T, int LAW>
-static __device__ __forceinline__ bool gs_tr_open(const gs_tr_walk_args<T> &p, const gs_tr_group<T> &g,
-                                                  const gs_nb_vec_t<T> &c, const gs_nb_vec_t<T> &l,
-                                                  const gs_nb_vec_t<T> &h)
+static __device__ __forceinline__ int gs_tr_fate(const gs_tr_walk_args<T> &p, const gs_tr_group<T> &g,
+                                                 const gs_nb_vec_t<T> &c, const gs_nb_vec_t<T> &l,
+                                                 const gs_nb_vec_t<T> &h)
 {
-  if (l.x <= g.hx && h.x >= g.lx && l.y <= g.hy && h.y >= g.ly && l.z <= g.hz && h.z >= g.lz) return true;
+  if constexpr (LAW == GS_LAW_CUTOFF) {
+    const T fx = fmax(h.x - g.lx, g.hx - l.x), fy = fmax(h.y - g.ly, g.hy - l.y), fz = fmax(h.z - g.lz, g.hz - l.z);
+    if (fx * fx + fy * fy + fz * fz < p.cut2 * T(1 - 1.0 / 1024)) return GS_TR_SKIP;
+  } else {
+    if (l.x == h.x && l.y == h.y && l.z == h.z) return GS_TR_ACCEPT;
+  }
+  if (l.x <= g.hx && h.x >= g.lx && l.y <= g.hy && h.y >= g.ly && l.z <= g.hz && h.z >= g.lz) return GS_TR_OPEN;
   if constexpr (LAW == GS_LAW_CUTOFF) {
     const T bx = fmax(fmax(l.x - g.hx, g.lx - h.x), T(0));
     const T by = fmax(fmax(l.y - g.hy, g.ly - h.y), T(0));
     const T bz = fmax(fmax(l.z - g.hz, g.lz - h.z), T(0));
-    if (bx * bx + by * by + bz * bz < p.cut2) return true;
+    if (bx * bx + by * by + bz * bz < p.cut2) return GS_TR_OPEN;
   }
   const T dx = fmax(fmax(g.lx - c.x, c.x - g.hx), T(0));
   const T dy = fmax(fmax(g.ly - c.y, c.y - g.hy), T(0));
@@ -200,8 +214,8 @@ static __device__ __forceinline__ bool gs_tr_open(const gs_tr_walk_args<T> &p, c
   const T d2 = dx * dx + dy * dy + dz * dz;
   const T sx = fmax(c.x - l.x, h.x - c.x), sy = fmax(c.y - l.y, h.y - c.y), sz = fmax(c.z - l.z, h.z - c.z);
   const T size2 = sx * sx + sy * sy + sz * sz;
-  if (p.rel) return fabs(p.G) * c.w * size2 > p.alpha * g.amin * (d2 * d2);
-  return size2 > p.theta2 * d2;
+  const bool open = p.rel ? fabs(p.G) * c.w * size2 > p.alpha * g.amin * (d2 * d2) : size2 > p.theta2 * d2;
+  return open ? GS_TR_OPEN : GS_TR_ACCEPT;
 }
 
 /* Warp-wide minimum and maximum. */
@@ -300,12 +314,12 @@ static __device__ __forceinline__ int gs_tr_step(const gs_tr_walk_args<T> &p, gs
   uint32_t first = 0, cnt = 0;
   uint2 ch = make_uint2(0, 0);
   if (mine) {
-    const bool o = gs_tr_open<T, LAW>(p, g, p.cm[node], p.lo[node], p.hi[node]);
+    const int f = gs_tr_fate<T, LAW>(p, g, p.cm[node], p.lo[node], p.hi[node]);
     const uint2 r = p.range[node];
     first = r.x, cnt = r.y - r.x + 1;
-    cell = !o;
-    bucket = o && cnt <= p.leaf;
-    open = o && !bucket;
+    cell = f == GS_TR_ACCEPT;
+    bucket = f == GS_TR_OPEN && cnt <= p.leaf;
+    open = f == GS_TR_OPEN && !bucket;
     if (open) ch = p.child[node];
   }
   nc = gs_tr_append(w.cl, nc, cell, node);
