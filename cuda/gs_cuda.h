@@ -11,6 +11,7 @@
 
 #include "gs_acc.h"
 #include "gs_nbody_force.h"
+#include "gs_tree.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -117,6 +118,23 @@ int gs_nbody_integrate_drift(struct gs_cuda_ctx *c, int precision, void *pos, co
  * 1 m phi / 2, 2..4 m v, 5..7 m x (pos, vel, acc as float4/double4). */
 int gs_nbody_diag_terms(struct gs_cuda_ctx *c, int precision, const void *pos, const void *vel, const void *acc,
                         uint64_t count, double *terms, void *stream);
+
+/* ---- Barnes-Hut tree (gs_tree_build.cu, gs_tree_walk.cu) ---- */
+
+/* Workspace bytes for a tree over a->n bodies with a->i_count targets in a->precision (0 for
+ * invalid arguments, which the launchers refuse with cudaErrorInvalidValue). Depends on nothing
+ * else, so a caller can allocate once per run; the launchers initialise what they use. */
+size_t gs_tree_build_workspace(struct gs_cuda_ctx *c, const struct gs_tree_args *a);
+
+/* Build the tree over pos[0, n) in a->ws (asynchronous on stream): box, Morton keys, sort, radix
+ * tree, moments; sets a->counts[GS_TREE_NODES] when counts is not NULL. Any n below 2^30,
+ * coincident bodies included. */
+int gs_tree_build_launch(struct gs_cuda_ctx *c, const struct gs_tree_args *a, void *stream);
+
+/* Forces (and the potential with a->potential) on the targets from the tree in a->ws, built from
+ * the same pos and n earlier on the same stream; adds the interactions to a->counts (if not NULL).
+ * Deterministic: the same positions give bitwise the same results. */
+int gs_tree_walk_launch(struct gs_cuda_ctx *c, const struct gs_tree_args *a, void *stream);
 
 /* ---- matrix multiply (gs_matmul_kernels.cu, gs_matmul_cublas.cu) ---- */
 

@@ -208,4 +208,5 @@ const struct gs_backend gs_backend_cuda_ops = {
     .reduce = &gs_backend_cuda_reduce_ops,
     .nbody = &gs_backend_cuda_nbody_ops,
     .matmul = &gs_backend_cuda_matmul_ops,
+    .tree = &gs_backend_cuda_tree_ops,
 };

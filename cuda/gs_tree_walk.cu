@@ -1,0 +1,480 @@
+/* gs_tree_walk.cu: the force half of the Barnes-Hut solver of gs_cuda.h (gs_tree_walk_launch),
+ * over the tree gs_tree_build.cu left in the workspace (gs_tree_internal.cuh).
+ *   - Targets in Morton order: the sorted body order filtered to the slice [i_first, i_first +
+ *     i_count) (cub::DeviceSelect, stable), then the targets past n (padding) in index order.
+ *   - One warp per group of 32 consecutive targets: it walks the tree once for all of them,
+ *     testing each node against the group's bounding box. It pops up to 32 nodes at a time off a
+ *     shared-memory stack, one per lane, and each lane sorts its node: accepted whole (far by the
+ *     opening test, and not overlapping the group), a leaf bucket (<= leaf bodies) taken body by
+ *     body, or opened (internal children pushed, leaf children taken as bodies).
+ *   - Accepted nodes and bodies go to two per-warp interaction lists in shared memory; each time
+ *     one holds 32 entries, every lane loads one entry and the warp evaluates the batch, each lane
+ *     for its own target, the sources broadcast by shuffles: no lane idles however the lists fill.
+ *   - Accepted nodes act by monopole + quadrupole (Plummer-softened as the bodies are). A node with
+ *     its quadrupole costs ~35 issue slots against 13 for a body (16 for a bare monopole), and
+ *     cuts a node's error from O(theta^2) to O(theta^3). A host model of this algorithm (4096-body
+ *     Plummer sphere) puts the 99th-percentile force error at 1.7e-3 for theta 0.5 with 1870 body
+ *     and 147 node interactions per target (~29,500 slots); monopoles alone need theta 0.25 for
+ *     the same error, with 3383 and 66 (~45,000 slots), and give 1.1e-2 at theta 0.5. Larger n
+ *     take more nodes (at 2^18: 1768 bodies, 1059 nodes), where the quadrupole pays even more.
+ * The order of every sum is fixed by the tree and the traversal (no atomics on forces), so the
+ * same positions give bitwise the same forces. Self-interaction as the direct kernels: with
+ * Plummer softening the self pair adds m_i / eps to the potential, taken out after the walk; the
+ * cutoff law never counts it (r = 0 is inside the cutoff). The walk always reaches the target's
+ * own body: a node that holds it overlaps the group's box and is opened, unless its bodies all sit
+ * at one point (then its monopole is exact and holds the self pair: gs_tr_fate). */
+#include <cub/cub.cuh>
+
+#include "gs_cuda.h"
+#include "gs_tree_internal.cuh"
+
+/* Everything a walk reads, by value (a kernel parameter). */
+template <typename T>
+struct gs_tr_walk_args {
+  const gs_nb_vec_t<T> *pos, *spos, *cm, *qd, *lo, *hi;
+  const uint2 *child, *range;
+  const uint32_t *tgt;
+  gs_nb_vec_t<T> *acc;
+  uint64_t i_first;
+  uint32_t i_count, n, leaf;
+  int rel;  /* the relative opening test (else the geometric one) */
+  T G, e2, cut2, theta2, alpha;
+  unsigned long long *counts;
+};
+
+/* A lane's target and its sums. */
+template <typename T>
+struct gs_tr_lane {
+  T x, y, z, m;
+  T ax, ay, az, phi;
+};
+
+/* The warp's group: its targets' box, the smallest |a_old| (relative test), live targets, and
+ * the interaction counts so far. */
+template <typename T>
+struct gs_tr_group {
+  T lx, ly, lz, hx, hy, hz, amin;
+  uint32_t live;
+  unsigned long long bb, bc;
+};
+
+/* A warp's shared memory: the node stack and the two interaction lists (sorted body positions,
+ * node ids), 64 entries each: fewer than 32 wait between batches, and one step adds <= 32. */
+struct gs_tr_warp_mem {
+  uint32_t stack[GS_TR_STACK];
+  uint32_t bl[64];
+  uint32_t cl[64];
+};
+
+static __device__ __forceinline__ unsigned gs_tr_lane_id() { return threadIdx.x & 31u; }
+
+/* One body on a lane's target: the direct kernels' interaction (gs_nbody_kernels.cu, kernel 7). */
+template <typename T, int LAW, bool POT>
+static __device__ __forceinline__ void gs_tr_pp(gs_tr_lane<T> &t, T sx, T sy, T sz, T sm, T e2, T cut2)
+{
+  const T dx = sx - t.x, dy = sy - t.y, dz = sz - t.z;
+  const T dsq = dx * dx + (dy * dy + (dz * dz + e2));
+  T inv = gs_nb_rsqrt_lean(dsq);
+  if constexpr (LAW == GS_LAW_CUTOFF) inv = dsq < cut2 ? T(0) : inv;
+  const T mr = sm * inv, scale = mr * (inv * inv);
+  t.ax += dx * scale;
+  t.ay += dy * scale;
+  t.az += dz * scale;
+  if constexpr (POT) t.phi += mr;
+}
+
+/* One accepted node, by the Taylor expansion to second order of the softened potential of its
+ * bodies, -G sum m / (|d + x|^2 + eps2)^(1/2), about its centre of mass (d = com - target, x a
+ * body's offset): with r^2 = |d|^2 + eps2, Q the traceless quadrupole and S = sum m |x|^2,
+ *   phi = -G (M / r + q / (2 r^5)),  a = G (M d / r^3 - Q d / r^5 + 5 q d / (2 r^7)),
+ *   q = d^T Q d - S eps2
+ * (the trace term -S eps2 vanishes without softening, where this is the classic quadrupole; the
+ * cutoff law passes eps2 = 0, and takes a node only wholly outside the cutoff). */
+template <typename T, bool POT>
+static __device__ __forceinline__ void gs_tr_pc(gs_tr_lane<T> &t, const gs_nb_vec_t<T> &cm, const gs_nb_vec_t<T> &qd,
+                                                T qyz, T tr, T e2)
+{
+  const T dx = cm.x - t.x, dy = cm.y - t.y, dz = cm.z - t.z;
+  const T inv = gs_nb_rsqrt_lean(dx * dx + (dy * dy + (dz * dz + e2)));
+  const T inv2 = inv * inv, inv3 = inv * inv2;
+  const T qzz = -(qd.x + qd.y);
+  const T qx = qd.x * dx + qd.z * dy + qd.w * dz;
+  const T qy = qd.z * dx + qd.y * dy + qyz * dz;
+  const T qz = qd.w * dx + qyz * dy + qzz * dz;
+  /* q / r^4 and Q d / r^2 are masses (times a length): scaled by r^-2 twice rather than r^-4 at
+   * once, nothing here grows beyond the monopole's r^-3, as in the direct kernels */
+  const T qn = ((dx * qx + dy * qy + dz * qz - tr * e2) * inv2) * inv2;
+  const T mq = cm.w + T(2.5) * qn;
+  t.ax += inv3 * (mq * dx - qx * inv2);
+  t.ay += inv3 * (mq * dy - qy * inv2);
+  t.az += inv3 * (mq * dz - qz * inv2);
+  if constexpr (POT) t.phi += inv * (cm.w + T(0.5) * qn);
+}
+
+/* The first cnt (<= 32) entries of the body list on every lane's target. */
+template <typename T, int LAW, bool POT>
+static __device__ __forceinline__ void gs_tr_flush_bodies(const gs_tr_walk_args<T> &p, const uint32_t *bl, int cnt,
+                                                          gs_tr_lane<T> &t, gs_tr_group<T> &g)
+{
+  const unsigned ln = gs_tr_lane_id();
+  const gs_nb_vec_t<T> s = (int)ln < cnt ? p.spos[bl[ln]] : gs_nb_make<T>(0, 0, 0, 0);
+#pragma unroll 8
+  for (int j = 0; j < cnt; ++j)
+    gs_tr_pp<T, LAW, POT>(t, __shfl_sync(~0u, s.x, j), __shfl_sync(~0u, s.y, j), __shfl_sync(~0u, s.z, j),
+                          __shfl_sync(~0u, s.w, j), p.e2, p.cut2);
+  g.bb += (unsigned long long)cnt * g.live;
+}
+
+/* The first cnt (<= 32) entries of the node list on every lane's target. */
+template <typename T, bool POT>
+static __device__ __forceinline__ void gs_tr_flush_cells(const gs_tr_walk_args<T> &p, const uint32_t *cl, int cnt,
+                                                         gs_tr_lane<T> &t, gs_tr_group<T> &g)
+{
+  const unsigned ln = gs_tr_lane_id();
+  gs_nb_vec_t<T> cm = gs_nb_make<T>(0, 0, 0, 0), qd = cm;
+  T qyz = 0, tr = 0;
+  if ((int)ln < cnt) {
+    const uint32_t c = cl[ln];
+    cm = p.cm[c], qd = p.qd[c], qyz = p.lo[c].w, tr = p.hi[c].w;
+  }
+#pragma unroll 4
+  for (int j = 0; j < cnt; ++j) {
+    const gs_nb_vec_t<T> c = gs_nb_make<T>(__shfl_sync(~0u, cm.x, j), __shfl_sync(~0u, cm.y, j),
+                                           __shfl_sync(~0u, cm.z, j), __shfl_sync(~0u, cm.w, j));
+    const gs_nb_vec_t<T> q = gs_nb_make<T>(__shfl_sync(~0u, qd.x, j), __shfl_sync(~0u, qd.y, j),
+                                           __shfl_sync(~0u, qd.z, j), __shfl_sync(~0u, qd.w, j));
+    gs_tr_pc<T, POT>(t, c, q, __shfl_sync(~0u, qyz, j), __shfl_sync(~0u, tr, j), p.e2);
+  }
+  g.bc += (unsigned long long)cnt * g.live;
+}
+
+/* Append v from every lane where has holds to list L of cnt entries; returns the new count. */
+static __device__ __forceinline__ int gs_tr_append(uint32_t *L, int cnt, bool has, uint32_t v)
+{
+  const unsigned m = __ballot_sync(~0u, has), ln = gs_tr_lane_id();
+  if (has) L[cnt + __popc(m & ((1u << ln) - 1u))] = v;
+  __syncwarp();
+  return cnt + __popc(m);
+}
+
+/* Drop the first 32 entries of a list of cnt >= 32 (fewer than 64). */
+static __device__ __forceinline__ void gs_tr_shift(uint32_t *L, int cnt)
+{
+  const unsigned ln = gs_tr_lane_id();
+  const bool move = (int)ln + 32 < cnt;
+  const uint32_t v = move ? L[ln + 32] : 0u;
+  __syncwarp();
+  if (move) L[ln] = v;
+  __syncwarp();
+}
+
+/* Evaluate a full batch of bodies, if the list holds one. */
+template <typename T, int LAW, bool POT>
+static __device__ __forceinline__ int gs_tr_drain_bodies(const gs_tr_walk_args<T> &p, uint32_t *bl, int nb,
+                                                         gs_tr_lane<T> &t, gs_tr_group<T> &g)
+{
+  if (nb < 32) return nb;
+  gs_tr_flush_bodies<T, LAW, POT>(p, bl, 32, t, g);
+  __syncwarp();
+  gs_tr_shift(bl, nb);
+  return nb - 32;
+}
+
+/* What the walk does with a node for a group. */
+enum gs_tr_fate { GS_TR_ACCEPT = 0, GS_TR_OPEN = 1, GS_TR_SKIP = 2 };
+
+/* The fate of a node (centre of mass and mass c, box l .. h) for group g. Exact shortcuts first:
+ * under the cutoff law a node whose box lies wholly within the cutoff of every target (with a
+ * margin of 2^-10 for rounding) exerts nothing and is skipped; under Plummer softening a node
+ * whose bodies all sit at one point is exactly its monopole, taken whole even by its own bodies
+ * (the self pair then adds m_i / eps to the potential, taken out as always). These keep coincident
+ * bodies O(n) instead of O(n^2). Then a node is opened when its box overlaps the group's (a
+ * target may be inside: the expansion would not converge, and the target's own body must be met
+ * as a body), and under the cutoff law when any part of it may lie within the cutoff of a target.
+ * Else the opening test, with d the distance from the centre of mass to the group's box and size
+ * the distance from the centre of mass to the farthest corner of the node's box (Bonsai's opening
+ * radius): geometric, size > theta d; relative (GADGET-2), G M size^2 / d^4 > alpha |a_old|. */
+template <typename T, int LAW>
+static __device__ __forceinline__ int gs_tr_fate(const gs_tr_walk_args<T> &p, const gs_tr_group<T> &g,
+                                                 const gs_nb_vec_t<T> &c, const gs_nb_vec_t<T> &l,
+                                                 const gs_nb_vec_t<T> &h)
+{
+  if constexpr (LAW == GS_LAW_CUTOFF) {
+    const T fx = fmax(h.x - g.lx, g.hx - l.x), fy = fmax(h.y - g.ly, g.hy - l.y), fz = fmax(h.z - g.lz, g.hz - l.z);
+    if (fx * fx + fy * fy + fz * fz < p.cut2 * T(1 - 1.0 / 1024)) return GS_TR_SKIP;
+  } else {
+    if (l.x == h.x && l.y == h.y && l.z == h.z) return GS_TR_ACCEPT;
+  }
+  if (l.x <= g.hx && h.x >= g.lx && l.y <= g.hy && h.y >= g.ly && l.z <= g.hz && h.z >= g.lz) return GS_TR_OPEN;
+  if constexpr (LAW == GS_LAW_CUTOFF) {
+    const T bx = fmax(fmax(l.x - g.hx, g.lx - h.x), T(0));
+    const T by = fmax(fmax(l.y - g.hy, g.ly - h.y), T(0));
+    const T bz = fmax(fmax(l.z - g.hz, g.lz - h.z), T(0));
+    if (bx * bx + by * by + bz * bz < p.cut2) return GS_TR_OPEN;
+  }
+  const T dx = fmax(fmax(g.lx - c.x, c.x - g.hx), T(0));
+  const T dy = fmax(fmax(g.ly - c.y, c.y - g.hy), T(0));
+  const T dz = fmax(fmax(g.lz - c.z, c.z - g.hz), T(0));
+  const T d2 = dx * dx + dy * dy + dz * dz;
+  const T sx = fmax(c.x - l.x, h.x - c.x), sy = fmax(c.y - l.y, h.y - c.y), sz = fmax(c.z - l.z, h.z - c.z);
+  const T size2 = sx * sx + sy * sy + sz * sz;
+  const bool open = p.rel ? fabs(p.G) * c.w * size2 > p.alpha * g.amin * (d2 * d2) : size2 > p.theta2 * d2;
+  return open ? GS_TR_OPEN : GS_TR_ACCEPT;
+}
+
+/* Warp-wide minimum and maximum. */
+template <typename T>
+static __device__ __forceinline__ T gs_tr_wmin(T v)
+{
+  for (int o = 16; o > 0; o >>= 1) v = fmin(v, __shfl_xor_sync(~0u, v, o));
+  return v;
+}
+template <typename T>
+static __device__ __forceinline__ T gs_tr_wmax(T v)
+{
+  for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(~0u, v, o));
+  return v;
+}
+
+/* The lane's target (walk position k; lanes past the targets copy lane 0's position and add
+ * nothing to the box), and the group's box and smallest |a_old| over real bodies (i < n). */
+template <typename T>
+static __device__ __forceinline__ void gs_tr_group_init(const gs_tr_walk_args<T> &p, uint32_t k, uint32_t i,
+                                                        gs_tr_lane<T> &t, gs_tr_group<T> &g)
+{
+  const bool valid = k < p.i_count;
+  gs_nb_vec_t<T> q = p.pos[i];
+  t.x = __shfl_sync(~0u, q.x, 0), t.y = __shfl_sync(~0u, q.y, 0), t.z = __shfl_sync(~0u, q.z, 0);
+  if (valid) t.x = q.x, t.y = q.y, t.z = q.z;
+  t.m = valid ? q.w : T(0);
+  t.ax = t.ay = t.az = t.phi = 0;
+  g.lx = gs_tr_wmin(t.x), g.ly = gs_tr_wmin(t.y), g.lz = gs_tr_wmin(t.z);
+  g.hx = gs_tr_wmax(t.x), g.hy = gs_tr_wmax(t.y), g.hz = gs_tr_wmax(t.z);
+  g.live = __popc(__ballot_sync(~0u, valid));
+  g.bb = g.bc = 0;
+  g.amin = 0;
+  if (p.rel) {
+    T a = sizeof(T) == 8 ? T(1e300) : T(3e38);
+    if (valid && i < p.n) {
+      const gs_nb_vec_t<T> o = p.acc[i - p.i_first];
+      a = sqrt(o.x * o.x + o.y * o.y + o.z * o.z);
+    }
+    g.amin = gs_tr_wmin(a);
+  }
+}
+
+/* Push the internal children of the lanes that opened their node (ch, `open`) onto the stack
+ * above top; returns the new top. */
+static __device__ __forceinline__ int gs_tr_push(uint32_t *stack, int top, bool open, uint2 ch, uint32_t n)
+{
+  const bool l = open && ch.x < n - 1, r = open && ch.y < n - 1;
+  const int mine = (int)l + (int)r;
+  int incl = mine;
+  for (int o = 1; o < 32; o <<= 1) {
+    const int v = __shfl_up_sync(~0u, incl, o);
+    if ((int)gs_tr_lane_id() >= o) incl += v;
+  }
+  const int total = __shfl_sync(~0u, incl, 31);
+  if (top + total > GS_TR_STACK) __trap(); /* cannot happen (gs_tree_internal.cuh); never silently */
+  int at = top + incl - mine;
+  if (l) stack[at++] = ch.x;
+  if (r) stack[at] = ch.y;
+  __syncwarp();
+  return top + total;
+}
+
+/* Append the buckets of the lanes where `bucket` holds (sorted bodies first .. first+cnt-1) to
+ * the body list, one bucket at a time, evaluating each full batch; returns the list's count. */
+template <typename T, int LAW, bool POT>
+static __device__ __forceinline__ int gs_tr_buckets(const gs_tr_walk_args<T> &p, uint32_t *bl, int nb, bool bucket,
+                                                    uint32_t first, uint32_t cnt, gs_tr_lane<T> &t,
+                                                    gs_tr_group<T> &g)
+{
+  const unsigned ln = gs_tr_lane_id();
+  for (unsigned m = __ballot_sync(~0u, bucket); m; m &= m - 1) {
+    const int b = __ffs(m) - 1;
+    const uint32_t f = __shfl_sync(~0u, first, b), c = __shfl_sync(~0u, cnt, b);
+    if (ln < c) bl[nb + ln] = f + ln;
+    __syncwarp();
+    nb = gs_tr_drain_bodies<T, LAW, POT>(p, bl, nb + (int)c, t, g);
+  }
+  return nb;
+}
+
+/* One step of the walk: pop k nodes (one per lane), sort them, and feed the lists and the stack.
+ * Returns the new top of the stack. */
+template <typename T, int LAW, bool POT>
+static __device__ __forceinline__ int gs_tr_step(const gs_tr_walk_args<T> &p, gs_tr_warp_mem &w, int top, int &nb,
+                                                 int &nc, gs_tr_lane<T> &t, gs_tr_group<T> &g)
+{
+  const unsigned ln = gs_tr_lane_id();
+  /* up to 32 at a time while the stack is low; one (depth first, bounded) above that */
+  const int k = top + 32 <= GS_TR_STACK_PAR ? (top < 32 ? top : 32) : 1;
+  const bool mine = (int)ln < k;
+  const uint32_t node = mine ? w.stack[top - k + (int)ln] : 0u;
+  __syncwarp();
+  top -= k;
+  bool cell = false, bucket = false, open = false;
+  uint32_t first = 0, cnt = 0;
+  uint2 ch = make_uint2(0, 0);
+  if (mine) {
+    const int f = gs_tr_fate<T, LAW>(p, g, p.cm[node], p.lo[node], p.hi[node]);
+    const uint2 r = p.range[node];
+    first = r.x, cnt = r.y - r.x + 1;
+    cell = f == GS_TR_ACCEPT;
+    bucket = f == GS_TR_OPEN && cnt <= p.leaf;
+    open = f == GS_TR_OPEN && !bucket;
+    if (open) ch = p.child[node];
+  }
+  nc = gs_tr_append(w.cl, nc, cell, node);
+  if (nc >= 32) {
+    gs_tr_flush_cells<T, POT>(p, w.cl, 32, t, g);
+    __syncwarp();
+    gs_tr_shift(w.cl, nc);
+    nc -= 32;
+  }
+  nb = gs_tr_buckets<T, LAW, POT>(p, w.bl, nb, bucket, first, cnt, t, g);
+  const uint32_t leaf0 = p.n - 1;
+  nb = gs_tr_append(w.bl, nb, open && ch.x >= leaf0, ch.x - leaf0);
+  nb = gs_tr_drain_bodies<T, LAW, POT>(p, w.bl, nb, t, g);
+  nb = gs_tr_append(w.bl, nb, open && ch.y >= leaf0, ch.y - leaf0);
+  nb = gs_tr_drain_bodies<T, LAW, POT>(p, w.bl, nb, t, g);
+  return gs_tr_push(w.stack, top, open, ch, p.n);
+}
+
+/* One warp per group of 32 targets in walk order. */
+template <typename T, int LAW, bool POT>
+static __global__ void __launch_bounds__(GS_TR_WARPS * 32)
+gs_tr_walk_kernel(const gs_tr_walk_args<T> p)
+{
+  __shared__ gs_tr_warp_mem mem[GS_TR_WARPS];
+  gs_tr_warp_mem &w = mem[threadIdx.x / 32];
+  const unsigned ln = gs_tr_lane_id();
+  const uint32_t base = (blockIdx.x * GS_TR_WARPS + threadIdx.x / 32) * 32u;
+  if (base >= p.i_count) return; /* the whole warp */
+  const uint32_t k = base + ln, i = p.tgt[k < p.i_count ? k : base];
+  gs_tr_lane<T> t;
+  gs_tr_group<T> g;
+  gs_tr_group_init<T>(p, k, i, t, g);
+  int top = 0, nb = 0, nc = 0;
+  if (p.n <= p.leaf) { /* the whole tree is one bucket (or empty) */
+    if (ln < p.n) w.bl[ln] = ln;
+    nb = (int)p.n;
+  } else {
+    if (ln == 0) w.stack[0] = 0; /* the root */
+    top = 1;
+  }
+  __syncwarp();
+  while (top > 0) top = gs_tr_step<T, LAW, POT>(p, w, top, nb, nc, t, g);
+  gs_tr_flush_cells<T, POT>(p, w.cl, nc, t, g);
+  gs_tr_flush_bodies<T, LAW, POT>(p, w.bl, nb, t, g);
+  if (ln == 0 && p.counts) {
+    atomicAdd(p.counts + GS_TREE_BODY_BODY, g.bb);
+    atomicAdd(p.counts + GS_TREE_BODY_CELL, g.bc);
+  }
+  if (k >= p.i_count) return;
+  /* the self pair's m_i / eps, as the direct kernels take it out (gs_nb_self_fix) */
+  if constexpr (POT && LAW == GS_LAW_PLUMMER)
+    if (i < p.n) t.phi -= t.m * gs_nb_rsqrt_lean(p.e2);
+  const T G = p.G;
+  p.acc[i - p.i_first] = gs_nb_make<T>(G * t.ax, G * t.ay, G * t.az, POT ? -G * t.phi : T(0));
+}
+
+/* ---- host side ------------------------------------------------------------------------------ */
+
+namespace {
+/* CUB's selection predicate: a body index within the targets [first, first + count). */
+struct gs_tr_in_slice {
+  uint32_t first, count;
+  __host__ __device__ __forceinline__ bool operator()(uint32_t i) const { return i - first < count; }
+};
+} // namespace
+
+extern "C" size_t gs_tree_walk_temp_bytes(uint64_t n)
+{
+  size_t bytes = 0;
+  if (n == 0 || n >= 0x7fffffffull) return 0;
+  const gs_tr_in_slice sel = {0, 0};
+  if (cub::DeviceSelect::If(NULL, bytes, (const uint32_t *)NULL, (uint32_t *)NULL, (int *)NULL, (int)n, sel) !=
+      cudaSuccess)
+    return 0;
+  return bytes ? bytes : 1;
+}
+
+/* Targets past the bodies (padding) after the sorted ones: tgt[t] = lo + t. */
+static __global__ void gs_tr_pad_targets(uint32_t *tgt, uint32_t count, uint32_t lo)
+{
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < count) tgt[t] = lo + t;
+}
+
+/* The walk order of the targets into the workspace's tgt list. */
+static cudaError_t gs_tr_targets(const struct gs_tree_args *a, const gs_tr_layout &L, cudaStream_t st)
+{
+  const uint64_t end = a->i_first + a->i_count;
+  const uint64_t c1 = a->i_first < a->n ? (end < a->n ? end : a->n) - a->i_first : 0;
+  uint32_t *tgt = gs_tr_at<uint32_t>(a->ws, L.tgt);
+  if (c1 > 0) {
+    size_t bytes = L.temp_bytes;
+    const gs_tr_in_slice sel = {(uint32_t)a->i_first, (uint32_t)c1};
+    const cudaError_t e = cub::DeviceSelect::If(gs_tr_at<void>(a->ws, L.temp), bytes, gs_tr_at<uint32_t>(a->ws, L.idx),
+                                                tgt, gs_tr_at<int>(a->ws, L.nsel), (int)a->n, sel, st);
+    if (e != cudaSuccess) return e;
+  }
+  const uint64_t pad = a->i_count - c1;
+  if (pad > 0) {
+    const uint32_t lo = (uint32_t)(a->i_first > a->n ? a->i_first : a->n);
+    gs_tr_pad_targets<<<(unsigned)((pad + 255) / 256), 256, 0, st>>>(tgt + c1, (uint32_t)pad, lo);
+  }
+  return cudaGetLastError();
+}
+
+template <typename T, int LAW, bool POT>
+static cudaError_t gs_tr_walk_launch(const struct gs_tree_args *a, const gs_tr_layout &L, cudaStream_t st)
+{
+  using V = gs_nb_vec_t<T>;
+  gs_tr_walk_args<T> p;
+  void *ws = a->ws;
+  p.pos = (const V *)a->pos;
+  p.spos = gs_tr_at<const V>(ws, L.spos);
+  p.cm = gs_tr_at<const V>(ws, L.cm), p.qd = gs_tr_at<const V>(ws, L.qd);
+  p.lo = gs_tr_at<const V>(ws, L.lo), p.hi = gs_tr_at<const V>(ws, L.hi);
+  p.child = gs_tr_at<const uint2>(ws, L.child), p.range = gs_tr_at<const uint2>(ws, L.range);
+  p.tgt = gs_tr_at<const uint32_t>(ws, L.tgt);
+  p.acc = (V *)a->acc;
+  p.i_first = a->i_first;
+  p.i_count = (uint32_t)a->i_count, p.n = (uint32_t)a->n, p.leaf = (uint32_t)gs_tr_leaf(a->leaf);
+  p.rel = a->opening == GS_TREE_RELATIVE && !a->first;
+  p.G = (T)a->G, p.e2 = LAW == GS_LAW_PLUMMER ? (T)a->eps2 : T(0), p.cut2 = (T)a->cut2;
+  p.theta2 = (T)(a->theta * a->theta), p.alpha = (T)a->alpha;
+  p.counts = (unsigned long long *)a->counts;
+  const uint64_t groups = (a->i_count + 31) / 32, blocks = (groups + GS_TR_WARPS - 1) / GS_TR_WARPS;
+  gs_tr_walk_kernel<T, LAW, POT><<<(unsigned)blocks, GS_TR_WARPS * 32, 0, st>>>(p);
+  return cudaGetLastError();
+}
+
+template <typename T>
+static cudaError_t gs_tr_walk_t(const struct gs_tree_args *a, const gs_tr_layout &L, cudaStream_t st)
+{
+  const bool pot = a->potential != 0;
+  if (a->law == GS_LAW_PLUMMER)
+    return pot ? gs_tr_walk_launch<T, GS_LAW_PLUMMER, true>(a, L, st) : gs_tr_walk_launch<T, GS_LAW_PLUMMER, false>(a, L, st);
+  return pot ? gs_tr_walk_launch<T, GS_LAW_CUTOFF, true>(a, L, st) : gs_tr_walk_launch<T, GS_LAW_CUTOFF, false>(a, L, st);
+}
+
+/* No targets: nothing launched. The workspace must hold the tree gs_tree_build_launch made from
+ * the same pos and n, earlier on the same stream. */
+extern "C" int gs_tree_walk_launch(struct gs_cuda_ctx *c, const struct gs_tree_args *a, void *stream)
+{
+  if (!c || !gs_tr_args_ok(a)) return (int)cudaErrorInvalidValue;
+  if (a->i_count == 0) return (int)cudaSuccess;
+  gs_tr_layout L;
+  if (!gs_tree_build_layout(a, &L)) return (int)cudaErrorInvalidValue;
+  if (!a->pos || ((uintptr_t)a->pos & 15u) || !a->acc || ((uintptr_t)a->acc & 15u) || !a->ws ||
+      ((uintptr_t)a->ws & 255u) || a->ws_bytes < L.total)
+    return (int)cudaErrorInvalidValue;
+  const cudaStream_t st = (cudaStream_t)stream;
+  cudaError_t e = gs_tr_targets(a, L, st);
+  if (e != cudaSuccess) return (int)e;
+  return (int)(a->precision ? gs_tr_walk_t<double>(a, L, st) : gs_tr_walk_t<float>(a, L, st));
+}
