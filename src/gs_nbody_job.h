@@ -4,6 +4,7 @@
 #define GS_NBODY_JOB_H
 
 #include "gs_backend.h"
+#include "gs_exchange.h"
 #include "gs_mpi.h"
 #include "gs_nbody_decomp.h"
 #include "gs_nbody_options.h"
@@ -71,6 +72,8 @@ struct gs_nbody_job {
   double de0;                /* |dE/E0| at the first step of this run (-1: undefined, E0 = 0) */
   int write_failed;          /* a snapshot or checkpoint could not be written: the run stops */
   long gate_expired;         /* timed evaluations whose gate gave up waiting (host time included) */
+  struct gs_exchange xchg;   /* --exchange: how positions travel (gs_exchange.h) */
+  uint64_t *xfirst, *xbytes; /* every rank's slice of d_pos in bytes, for the device all-gather */
 };
 
 #endif
