@@ -57,6 +57,18 @@ static void gs_exchange_peers(struct gs_exchange *x, const struct gs_run *run, M
   x->npeers = 0;
   for (int i = 0; i < n; i++)
     if (i != me) x->peer_rank[x->npeers] = (int)all[2 * i], x->peer_pid[x->npeers++] = (pid_t)all[2 * i + 1];
+  /* Two ranks on one GPU (--gpu-share): NCCL refuses them, so auto must not try. */
+  char(*pci)[GS_PCI_MAX] = calloc((size_t)n, GS_PCI_MAX);
+  if (!pci) GS_DIE(x->where, "calloc", "out of memory");
+  GS_CHECK_MPI(x->where, MPI_Allgather(run->dev.pci, GS_PCI_MAX, MPI_CHAR, pci, GS_PCI_MAX, MPI_CHAR, node));
+  x->shared_gpu[0] = x->shared_gpu[1] = -1;
+  for (int i = 0; i < n && x->shared_gpu[0] < 0; i++)
+    for (int j = i + 1; j < n; j++)
+      if (pci[i][0] && strcmp(pci[i], pci[j]) == 0) {
+        x->shared_gpu[0] = (int)all[2 * i], x->shared_gpu[1] = (int)all[2 * j];
+        break;
+      }
+  free(pci);
   free(all);
   MPI_Comm_free(&node);
 }
@@ -106,6 +118,18 @@ void gs_exchange_mpi_wait(struct gs_exchange *x, int n, MPI_Request *reqs, const
   }
 }
 
+/* Every rank of comm agrees on a yes: the lowest rank's no (and its reason) wins. */
+static int gs_exchange_agree(struct gs_exchange *x, MPI_Comm comm, int yes, char *why, size_t why_size) {
+  int me = 0, first = 0, size = 0;
+  GS_CHECK_MPI(x->where, MPI_Comm_rank(comm, &me));
+  GS_CHECK_MPI(x->where, MPI_Comm_size(comm, &size));
+  int mine = yes ? size : me;
+  GS_CHECK_MPI(x->where, MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+  if (first == size) return 1;
+  GS_CHECK_MPI(x->where, MPI_Bcast(why, (int)why_size, MPI_CHAR, first, comm));
+  return 0;
+}
+
 /* Open the backend's device communicator; NULL with the reason in why (the same on every rank). */
 static gs_coll *gs_exchange_coll(struct gs_exchange *x, MPI_Comm comm, char *why, size_t why_size) {
   if (!x->be->coll) {
@@ -120,19 +144,12 @@ static gs_coll *gs_exchange_coll(struct gs_exchange *x, MPI_Comm comm, char *why
     snprintf(why, why_size, "the %s backend has no devices", x->be->name);
     return NULL;
   }
+  /* Ranks on one GPU (--gpu-share) anywhere: NCCL would refuse them, so nobody tries. */
+  if (x->shared_gpu[0] >= 0)
+    snprintf(why, why_size, "ranks %d and %d share a GPU (--gpu-share): NCCL needs one GPU per rank",
+             x->shared_gpu[0], x->shared_gpu[1]);
+  if (!gs_exchange_agree(x, comm, x->shared_gpu[0] < 0, why, why_size)) return NULL;
   return x->be->coll->open(x->ctx, comm, why, why_size);
-}
-
-/* Every rank of comm agrees on a yes: the lowest rank's no (and its reason) wins. */
-static int gs_exchange_agree(struct gs_exchange *x, MPI_Comm comm, int yes, char *why, size_t why_size) {
-  int me = 0, first = 0, size = 0;
-  GS_CHECK_MPI(x->where, MPI_Comm_rank(comm, &me));
-  GS_CHECK_MPI(x->where, MPI_Comm_size(comm, &size));
-  int mine = yes ? size : me;
-  GS_CHECK_MPI(x->where, MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
-  if (first == size) return 1;
-  GS_CHECK_MPI(x->where, MPI_Bcast(why, (int)why_size, MPI_CHAR, first, comm));
-  return 0;
 }
 
 int gs_exchange_open(struct gs_exchange *x, const struct gs_run *run, MPI_Comm comm, int want, struct gs_msg *msg) {

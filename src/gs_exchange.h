@@ -29,6 +29,7 @@ struct gs_exchange {
   int npeers;                  /* this node's other ranks of the communicator ... */
   int *peer_rank;              /* ... their world ranks ... */
   pid_t *peer_pid;             /* ... and process ids: a vanished one is a peer gone */
+  int shared_gpu[2];           /* two world ranks of this node on one GPU (--gpu-share), else -1 */
   int (*stop)(void);           /* the pending stop signal (gs_signal_pending), or NULL */
   double stop_seen;            /* MPI_Wtime when a wait first saw the stop signal (0: not yet) */
   char gone[200];              /* why the last check found a peer gone */
