@@ -83,3 +83,16 @@ out=$(gs_mpirun 2 reduce --backend cpu --total 10000 --kernel omp) || { echo "$o
 echo "$out" | grep -q '^# device combine: none (' || { echo "$out"; gs_fail "reduce: no device combine line"; }
 gs_verified "$out" "reduce with the combine line"
 echo "ok: reduce: $(echo "$out" | grep '^# device combine')"
+
+# matmul: SUMMA's panels in each mode, verified, on a 1D (3 ranks) and a 2D (4 ranks) grid; the
+# header names each direction's mode.
+for np in 3 4; do
+  for mode in host cuda-mpi; do
+    out=$(GPUSIM_CUDA_AWARE_MPI=1 sh -c '. "$GS_TEST_LIB"; gs_mpirun "$0" "$@"' $np matmul --backend cpu --m 150 --n 130 \
+      --k 170 --panel 16 --ic random --iters 1 --warmup 0 --exchange $mode 2>&1) || { echo "$out"; gs_fail "matmul on $np, $mode"; }
+    gs_verified "$out" "matmul on $np ranks, --exchange $mode"
+    echo "$out" | grep -q "^# exchange: A panels $mode (--exchange $mode" || { echo "$out"; gs_fail "matmul $mode: header"; }
+    echo "ok: matmul on $np ranks, --exchange $mode: verified"
+  done
+done
+usage "$nccl_why" 4 matmul --backend cpu --m 64 --exchange nccl
