@@ -241,11 +241,15 @@ AC_DEFUN([GS_NCCL], [
   AS_IF([test $gs_have_cuda != yes], [gs_nccl_summary="no (no CUDA)"],
         [test "$with_nccl" = no], [gs_nccl_summary="no (--without-nccl)"], [
     gs_nccl_dirs=
-    AS_CASE([$with_nccl], [yes|auto], [gs_nccl_dirs="$gs_cuda_path /usr/local system"], [gs_nccl_dirs=$with_nccl])
+    # Searching (yes, auto): a directory counts only with nccl.h in it; --with-nccl=PATH: that one.
+    gs_nccl_search=yes
+    AS_CASE([$with_nccl], [yes|auto], [gs_nccl_dirs="$gs_cuda_path /usr/local system"],
+            [gs_nccl_dirs=$with_nccl; gs_nccl_search=no])
     gs_save_CPPFLAGS=$CPPFLAGS
     gs_save_LIBS=$LIBS
     for gs_nd in $gs_nccl_dirs; do
-      AS_IF([test "$gs_nd" = system], [gs_nd=])
+      AS_IF([test "$gs_nd" = system], [gs_nd=],
+            [test ! -f "$gs_nd/include/nccl.h" && test $gs_nccl_search = yes], [continue])
       gs_nccl_cpp=
       gs_nccl_libs="$CUDA_LIBS -lnccl"
       AS_IF([test -n "$gs_nd" && test -f "$gs_nd/include/nccl.h"], [gs_nccl_cpp="-I$gs_nd/include"])
@@ -270,7 +274,7 @@ AC_DEFUN([GS_NCCL], [
            AS_IF([test -n "$gs_nccl_cpp"], [CUDA_CPPFLAGS="$CUDA_CPPFLAGS $gs_nccl_cpp"])
            gs_nccl_summary="yes: ${gs_nd:-the compiler's directories} (--exchange nccl, reduce's device combine)"],
           [test "$with_nccl" != auto],
-          [AC_MSG_ERROR([--with-nccl was given but nccl.h / -lnccl do not work (looked in $gs_nccl_dirs and the compiler's own directories); see config.log])],
+          [AC_MSG_ERROR([--with-nccl was given but nccl.h / -lnccl do not work (looked in: $gs_nccl_dirs); see config.log])],
           [gs_nccl_summary="NO: nccl.h or -lnccl not found (--exchange nccl unavailable)"])
   ])
   AS_IF([test $gs_have_nccl = yes], [AC_DEFINE([GS_HAVE_NCCL], [1], [Define to 1 to build the NCCL device collectives.])])
