@@ -255,7 +255,7 @@ AC_DEFUN([GS_NCCL], [
       AS_IF([test -n "$gs_nd" && test -f "$gs_nd/include/nccl.h"], [gs_nccl_cpp="-I$gs_nd/include"])
       for gs_d in ${gs_nd:+"$gs_nd/lib64" "$gs_nd/lib"}; do
         AS_IF([ls "$gs_d"/libnccl.* >/dev/null 2>&1], [
-          AS_CASE([" $CUDA_LIBS "], [*" -L$gs_d "*], [], [gs_nccl_libs="-L$gs_d -Wl,-rpath,$gs_d $gs_nccl_libs"])
+          AS_CASE([" $CUDA_LIBS "], [*" -L$gs_d "*], [], [gs_nccl_libs="$CUDA_LIBS -L$gs_d -Wl,-rpath,$gs_d -lnccl"])
           break])
       done
       CPPFLAGS="$gs_save_CPPFLAGS $CUDA_CPPFLAGS $gs_nccl_cpp"
