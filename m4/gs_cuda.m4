@@ -226,3 +226,57 @@ AC_DEFUN([GS_CUBLAS], [
   AS_IF([test $gs_have_cublas = yes], [AC_DEFINE([GS_HAVE_CUBLAS], [1], [Define to 1 to build the cuBLAS matmul baseline.])])
   AM_CONDITIONAL([GS_HAVE_CUBLAS], [test $gs_have_cublas = yes])
 ])
+
+# GS_NCCL: NCCL for gpusim's device collectives (--exchange nccl, reduce's device combine), after
+# GS_CUDA. Found when nccl.h compiles and -lnccl links from C beside CUDA_CPPFLAGS and CUDA_LIBS:
+# the toolkit's include and lib64 (or lib), the system's (/usr/local, /usr), or --with-nccl=PATH.
+#   --without-nccl     build without it (--exchange nccl is then a usage error)
+#   --with-nccl[=PATH] an error when it is not found (default: use it when found)
+# Results: GS_HAVE_NCCL (AM_CONDITIONAL and AC_DEFINE), -lnccl in CUDA_LIBS, gs_nccl_summary.
+AC_DEFUN([GS_NCCL], [
+  AC_ARG_WITH([nccl],
+    [AS_HELP_STRING([--with-nccl@<:@=PATH@:>@], [NCCL for device-to-device exchange (default: use it when found beside CUDA or in the system)])],
+    [], [with_nccl=auto])
+  gs_have_nccl=no
+  AS_IF([test $gs_have_cuda != yes], [gs_nccl_summary="no (no CUDA)"],
+        [test "$with_nccl" = no], [gs_nccl_summary="no (--without-nccl)"], [
+    gs_nccl_dirs=
+    # Searching (yes, auto): a directory counts only with nccl.h in it; --with-nccl=PATH: that one.
+    gs_nccl_search=yes
+    AS_CASE([$with_nccl], [yes|auto], [gs_nccl_dirs="$gs_cuda_path /usr/local system"],
+            [gs_nccl_dirs=$with_nccl; gs_nccl_search=no])
+    gs_save_CPPFLAGS=$CPPFLAGS
+    gs_save_LIBS=$LIBS
+    for gs_nd in $gs_nccl_dirs; do
+      AS_IF([test "$gs_nd" = system], [gs_nd=],
+            [test ! -f "$gs_nd/include/nccl.h" && test $gs_nccl_search = yes], [continue])
+      gs_nccl_cpp=
+      gs_nccl_libs="$CUDA_LIBS -lnccl"
+      AS_IF([test -n "$gs_nd" && test -f "$gs_nd/include/nccl.h"], [gs_nccl_cpp="-I$gs_nd/include"])
+      for gs_d in ${gs_nd:+"$gs_nd/lib64" "$gs_nd/lib"}; do
+        AS_IF([ls "$gs_d"/libnccl.* >/dev/null 2>&1], [
+          AS_CASE([" $CUDA_LIBS "], [*" -L$gs_d "*], [], [gs_nccl_libs="$CUDA_LIBS -L$gs_d -Wl,-rpath,$gs_d -lnccl"])
+          break])
+      done
+      CPPFLAGS="$gs_save_CPPFLAGS $CUDA_CPPFLAGS $gs_nccl_cpp"
+      LIBS="$gs_nccl_libs $gs_save_LIBS"
+      AC_MSG_CHECKING([whether C programs link with NCCL${gs_nd:+ in $gs_nd}])
+      AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <nccl.h>]],
+                                      [[ncclUniqueId id; int v = 0; ncclGetVersion(&v); return (int)ncclGetUniqueId(&id);]])],
+        [AC_MSG_RESULT([yes]); gs_have_nccl=yes],
+        [AC_MSG_RESULT([no])])
+      AS_IF([test $gs_have_nccl = yes], [break])
+    done
+    CPPFLAGS=$gs_save_CPPFLAGS
+    LIBS=$gs_save_LIBS
+    AS_IF([test $gs_have_nccl = yes],
+          [CUDA_LIBS=$gs_nccl_libs
+           AS_IF([test -n "$gs_nccl_cpp"], [CUDA_CPPFLAGS="$CUDA_CPPFLAGS $gs_nccl_cpp"])
+           gs_nccl_summary="yes: ${gs_nd:-the compiler's directories} (--exchange nccl, reduce's device combine)"],
+          [test "$with_nccl" != auto],
+          [AC_MSG_ERROR([--with-nccl was given but nccl.h / -lnccl do not work (looked in: $gs_nccl_dirs); see config.log])],
+          [gs_nccl_summary="NO: nccl.h or -lnccl not found (--exchange nccl unavailable)"])
+  ])
+  AS_IF([test $gs_have_nccl = yes], [AC_DEFINE([GS_HAVE_NCCL], [1], [Define to 1 to build the NCCL device collectives.])])
+  AM_CONDITIONAL([GS_HAVE_NCCL], [test $gs_have_nccl = yes])
+])

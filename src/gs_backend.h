@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <mpi.h>
+
 #include "gs_bind.h"
 #include "gs_error.h"
 #include "gs_nbody_force.h"
@@ -115,6 +117,32 @@ struct gs_matmul_ops {
                const void *B, uint64_t ldb, void *C, uint64_t ldc, int accumulate, gs_queue *q);
 };
 
+/* Device collectives over the ranks of an MPI communicator, one device per rank (NCCL), queued on
+ * a gs_queue like any other work: data moves device to device, never through the host. Every
+ * rank of the communicator makes the same calls in the same order. A failure (the library's
+ * error, a peer gone, a collective that never finishes) names rank, host, GPU and call, aborts
+ * the communicator so no device stays blocked, then aborts the job. */
+typedef struct gs_coll gs_coll;
+struct gs_coll_ops {
+  const char *name; /* the library and its version, for the run header ("NCCL 2.28.9") */
+  /* Collective over comm (any communicator: the world, a process row): NULL on every rank, with
+   * the reason in why, when the library cannot make it (no device per rank, an init error). */
+  gs_coll *(*open)(gs_ctx *c, MPI_Comm comm, char *why, size_t why_size);
+  void (*close)(gs_ctx *c, gs_coll *k);
+  /* In place: member r's bytes [first[r], first[r] + bytes[r]) of buf reach every member. */
+  void (*allgather)(gs_ctx *c, gs_coll *k, void *buf, const uint64_t *first, const uint64_t *bytes, gs_queue *q);
+  /* out[i] = in[i] combined over the members by op (enum gs_op), count accumulators (union
+   * gs_acc: int64 for GS_DTYPE_INT32, double otherwise). in == out is allowed. */
+  void (*allreduce)(gs_ctx *c, gs_coll *k, const void *in, void *out, uint64_t count, int dtype, int op,
+                    gs_queue *q);
+  /* buf's bytes from member root to every member. */
+  void (*bcast)(gs_ctx *c, gs_coll *k, void *buf, uint64_t bytes, int root, gs_queue *q);
+  /* Wait on the host for e, recorded after collectives, by polling: returns when it is done; dies
+   * (aborting the communicator) on the library's asynchronous error, when gone(arg) says a peer
+   * is gone (a message: why), or after a generous timeout. */
+  void (*wait)(gs_ctx *c, gs_coll *k, gs_event *e, const char *(*gone)(void *arg, double waited), void *arg);
+};
+
 struct gs_backend {
   const char *name;    /* what --backend takes: "cpu", "cuda" */
   const char *timing;  /* how its events time a region, for the run header */
@@ -166,6 +194,7 @@ struct gs_backend {
   const struct gs_nbody_ops *nbody;
   const struct gs_matmul_ops *matmul;
   const struct gs_tree_ops *tree; /* NULL where the backend has no tree solver */
+  const struct gs_coll_ops *coll; /* NULL where the backend has no device collectives */
 };
 
 /* The backend built under name ("cpu", "cuda"), or NULL. */

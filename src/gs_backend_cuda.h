@@ -29,5 +29,7 @@ extern const struct gs_nbody_ops gs_backend_cuda_nbody_ops;
 extern const struct gs_tree_ops gs_backend_cuda_tree_ops;
 /* Its matrix multiply (gs_backend_cuda_matmul.c). */
 extern const struct gs_matmul_ops gs_backend_cuda_matmul_ops;
+/* Its device collectives with NCCL (gs_backend_cuda_coll.c), where configure found NCCL. */
+extern const struct gs_coll_ops gs_backend_cuda_coll_ops;
 
 #endif

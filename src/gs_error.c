@@ -1,11 +1,13 @@
 /* gs_error.c: the two error paths. A user error is detected the same way on every rank and
  * reported once by rank 0 with exit status 2; a runtime failure names the rank, host, GPU, call
  * and source line, then aborts the whole job so no rank waits forever in a collective. */
+#define _POSIX_C_SOURCE 200809L
 #include "gs_error.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 int gs_error_msg(struct gs_msg *msg, const char *fmt, ...) {
   va_list ap;
@@ -28,6 +30,9 @@ _Noreturn void gs_error_die(const struct gs_where *w, const char *call, const ch
   fprintf(stderr, "gpusim: fatal: rank %d on %s (GPU %s): %s failed: %s [%s:%d]\n", w ? w->rank : -1,
           w ? w->host : "?", gpu, call, why, file, line);
   fflush(stderr);
+  /* When a peer rank is already gone, Open MPI's MPI_Abort can wait for mpirun's SIGKILL (25 s in
+   * the job scripts): SIGALRM's default action ends this process first. */
+  alarm(GS_ERROR_ABORT_S);
   MPI_Abort(MPI_COMM_WORLD, 1);
   for (;;) { /* MPI_Abort does not return; keep the compiler sure of it */
   }

@@ -30,6 +30,9 @@ int gs_error_msg(struct gs_msg *msg, const char *fmt, ...) __attribute__((format
 /* Print "gpusim: error: TEXT" from rank 0 only (to stderr). */
 void gs_error_report(int rank, const struct gs_msg *msg);
 
+/* Seconds MPI_Abort may take before the process ends itself (gs_error_die). */
+#define GS_ERROR_ABORT_S 3
+
 /* Runtime failure: print rank, host, GPU, the failing call and where, then MPI_Abort(1). */
 _Noreturn void gs_error_die(const struct gs_where *w, const char *call, const char *why,
                             const char *file, int line);

@@ -59,10 +59,12 @@ static void gs_matmul_header(struct gs_matmul_job *job, const struct gs_rank_inf
          gs_matmul_options_ic_name(o->ic), 2.0 * o->m * o->n * o->k / 1e9, o->iters, o->warmup);
   if (run->size > 1) {
     printf("# SUMMA: %d x %d process grid%s, C in blocks of up to %llu x %llu per rank; %llu panels of up to %llu "
-           "(A along process rows, B along process columns, MPI_Ibcast through pinned memory), overlap %s\n",
+           "(A along process rows, B along process columns), overlap %s\n",
            job->rows, job->cols, job->rows == 1 ? " (1D)" : "", (unsigned long long)((o->m + job->rows - 1) / job->rows),
            (unsigned long long)((o->n + job->cols - 1) / job->cols), (unsigned long long)job->npanels,
            (unsigned long long)job->panel, o->overlap ? "on (double-buffered, copy queue)" : "off (serial)");
+    printf("# exchange: A panels %s; B panels %s\n", job->cols > 1 ? job->xrow.note : "stay (one process column)",
+           job->rows > 1 ? job->xcol.note : "stay (one process row)");
     if (o->overlap && !(run->be->caps & GS_CAP_CONCURRENT))
       printf("# overlap: the %s backend runs each queue's work at once, so no traffic can hide behind a product\n",
              run->be->name);
@@ -110,8 +112,10 @@ static int gs_matmul_main(struct gs_run *run) {
     return GS_USAGE;
   }
   gs_matmul_setup_grid(&job);
-  if (gs_matmul_setup_check(&job, &msg) != GS_OK) {
+  if (gs_matmul_setup_check(&job, &msg) != GS_OK || gs_matmul_setup_exchange(&job, &msg) != GS_OK) {
     gs_error_report(run->rank, &msg);
+    gs_exchange_close(&job.xrow);
+    gs_exchange_close(&job.xcol);
     MPI_Comm_free(&job.row_comm);
     MPI_Comm_free(&job.col_comm);
     return GS_USAGE;

@@ -5,6 +5,7 @@
 #define GS_MATMUL_JOB_H
 
 #include "gs_backend.h"
+#include "gs_exchange.h"
 #include "gs_matmul_options.h"
 #include "gs_matmul_ref.h"
 #include "gs_mpi.h"
@@ -43,6 +44,7 @@ struct gs_matmul_job {
   struct gs_report rep;
   int failed;                      /* some check failed on some rank */
   int corrupt;                     /* test hook: make the last rank's C wrong */
+  struct gs_exchange xrow, xcol;   /* --exchange for A's panels (process rows) and B's (columns) */
 };
 
 #endif

@@ -36,6 +36,10 @@ const struct gs_opt gs_matmul_options_table[] = {
     {"warmup", GS_OPT_INT, GS_M(warmup), 0, 1000000, NULL, "K", "untimed runs first (default 1)", NULL},
     {"overlap", GS_OPT_CHOICE, GS_M(overlap), 0, 0, "off|on", "O",
      "several ranks: broadcast the next SUMMA panel while the current block product runs (default on)", NULL},
+    {"exchange", GS_OPT_CHOICE, GS_M(exchange), 0, 0, "auto|nccl|cuda-mpi|host", "X",
+     "several ranks: how SUMMA's panels travel: nccl (device to device), cuda-mpi (device buffers to a CUDA-aware "
+     "MPI), host (staged through pinned host memory), auto (the first of these available) (default auto)",
+     NULL},
     {"panel", GS_OPT_COUNT, GS_M(panel), 1, 1 << 20, NULL, "W",
      "SUMMA panel width: columns of A and rows of B broadcast per step (default 512)", NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL},

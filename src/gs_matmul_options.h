@@ -23,6 +23,7 @@ struct gs_matmul_opts {
   uint64_t seed;              /* --ic random's generator seed */
   int iters, warmup;          /* timed and untimed repetitions */
   int overlap;                /* 0 off, 1 on: SUMMA's next panel travels during the block product */
+  int exchange;               /* enum gs_exchange_mode: how SUMMA's panels travel (default auto) */
   uint64_t panel;             /* SUMMA panel width (columns of A, rows of B) */
 };
 

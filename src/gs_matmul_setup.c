@@ -109,6 +109,16 @@ void gs_matmul_setup_buffers(struct gs_matmul_job *job) {
   gs_matmul_setup_inputs(job);
 }
 
+int gs_matmul_setup_exchange(struct gs_matmul_job *job, struct gs_msg *msg) {
+  const struct gs_run *run = job->run;
+  int want = job->o->exchange;
+  int status = gs_exchange_open(&job->xrow, run, job->row_comm, want, msg);
+  struct gs_msg col;
+  if (gs_exchange_open(&job->xcol, run, job->col_comm, want, &col) != GS_OK && status == GS_OK)
+    status = GS_USAGE, *msg = col;
+  return gs_error_agree(MPI_COMM_WORLD, &run->where, status, msg);
+}
+
 void gs_matmul_setup_free(struct gs_matmul_job *job) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
@@ -130,6 +140,8 @@ void gs_matmul_setup_free(struct gs_matmul_job *job) {
   be->event_destroy(c, job->stop);
   be->queue_destroy(c, job->qc);
   be->queue_destroy(c, job->qx);
+  gs_exchange_close(&job->xrow);
+  gs_exchange_close(&job->xcol);
   MPI_Comm_free(&job->row_comm);
   MPI_Comm_free(&job->col_comm);
 }

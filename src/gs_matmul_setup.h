@@ -13,6 +13,10 @@ void gs_matmul_setup_grid(struct gs_matmul_job *job);
  * rank (collective), else GS_OK. */
 int gs_matmul_setup_check(const struct gs_matmul_job *job, struct gs_msg *msg);
 
+/* --exchange for the panels: A's along process rows, B's along process columns (collective).
+ * GS_USAGE with msg, the same on every rank, when the mode cannot be given. */
+int gs_matmul_setup_exchange(struct gs_matmul_job *job, struct gs_msg *msg);
+
 /* Queues, events, buffers; A and B made on the host (pinned) and copied up. */
 void gs_matmul_setup_buffers(struct gs_matmul_job *job);
 

@@ -1,6 +1,7 @@
 /* gs_matmul_summa.c: SUMMA's schedule (see the header). */
 #include "gs_matmul_summa.h"
 
+#include "gs_exchange.h"
 #include "gs_matmul_grid.h"
 
 /* Bytes of panel p's A part (mloc x width) and B part (width x nloc). */
@@ -22,34 +23,58 @@ static const void *gs_matmul_summa_bpanel(const struct gs_matmul_job *job, const
   return job->dpb[s];
 }
 
-/* Start panel p's broadcasts into slot s: the owners copy their part down and every rank of a
- * row (column) joins MPI_Ibcast. The slot's staging must be free: its last copy up is done. */
+/* Where panel p's part travels to (or from, on its owner) in slot s: the owner's own block, the
+ * received slot's device buffer (nccl, cuda-mpi), or its pinned staging (host). */
+static void *gs_matmul_summa_abuf(const struct gs_matmul_job *job, const struct gs_matmul_grid_panel *p, int s) {
+  if (job->xrow.mode == GS_EXCHANGE_HOST) return job->hpa[s];
+  return job->pcol == p->a_col ? (void *)gs_matmul_summa_apanel(job, p, s) : job->dpa[s];
+}
+static void *gs_matmul_summa_bbuf(const struct gs_matmul_job *job, const struct gs_matmul_grid_panel *p, int s) {
+  if (job->xcol.mode == GS_EXCHANGE_HOST) return job->hpb[s];
+  return job->prow == p->b_row ? (void *)gs_matmul_summa_bpanel(job, p, s) : job->dpb[s];
+}
+
+/* Start panel p's broadcasts into slot s: A's part along the process row, B's along the column.
+ * host: the owners copy their part down to pinned staging (free once the slot's last copy up is
+ * done) and every rank of a row (column) joins MPI_Ibcast; cuda-mpi: MPI_Ibcast on the device
+ * buffers, once the product that last read the slot is done; nccl: the device broadcast queued on
+ * the copy queue behind that product. */
 static void gs_matmul_summa_post(struct gs_matmul_job *job, const struct gs_matmul_grid_panel *p, int s,
                                  MPI_Request req[2]) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
-  int send_a = job->cols > 1 && job->pcol == p->a_col, send_b = job->rows > 1 && job->prow == p->b_row;
+  int a = job->cols > 1, b = job->rows > 1, ma = job->xrow.mode, mb = job->xcol.mode;
+  int send_a = a && job->pcol == p->a_col, send_b = b && job->prow == p->b_row;
+  size_t abytes = gs_matmul_summa_abytes(job, p), bbytes = gs_matmul_summa_bbytes(job, p);
   req[0] = req[1] = MPI_REQUEST_NULL;
-  be->event_sync(c, job->up[s]);
-  if (send_a) be->copy_d2h(c, job->hpa[s], gs_matmul_summa_apanel(job, p, s), gs_matmul_summa_abytes(job, p), job->qx);
-  if (send_b) be->copy_d2h(c, job->hpb[s], gs_matmul_summa_bpanel(job, p, s), gs_matmul_summa_bbytes(job, p), job->qx);
-  if (send_a || send_b) be->queue_sync(c, job->qx);
-  if (job->cols > 1)
-    GS_CHECK_MPI(&job->run->where, MPI_Ibcast(job->hpa[s], (int)(job->mloc * p->width), job->mpi_t, p->a_col,
-                                              job->row_comm, &req[0]));
-  if (job->rows > 1)
-    GS_CHECK_MPI(&job->run->where, MPI_Ibcast(job->hpb[s], (int)(p->width * job->nloc), job->mpi_t, p->b_row,
-                                              job->col_comm, &req[1]));
+  if ((a && ma == GS_EXCHANGE_HOST) || (b && mb == GS_EXCHANGE_HOST)) be->event_sync(c, job->up[s]);
+  if ((a && ma == GS_EXCHANGE_CUDA_MPI) || (b && mb == GS_EXCHANGE_CUDA_MPI)) be->event_sync(c, job->done[s]);
+  if ((a && ma == GS_EXCHANGE_NCCL) || (b && mb == GS_EXCHANGE_NCCL)) be->queue_wait(c, job->qx, job->done[s]);
+  if (send_a && ma == GS_EXCHANGE_HOST) be->copy_d2h(c, job->hpa[s], gs_matmul_summa_apanel(job, p, s), abytes, job->qx);
+  if (send_b && mb == GS_EXCHANGE_HOST) be->copy_d2h(c, job->hpb[s], gs_matmul_summa_bpanel(job, p, s), bbytes, job->qx);
+  if ((send_a && ma == GS_EXCHANGE_HOST) || (send_b && mb == GS_EXCHANGE_HOST)) be->queue_sync(c, job->qx);
+  if (a && ma == GS_EXCHANGE_NCCL)
+    be->coll->bcast(c, job->xrow.coll, gs_matmul_summa_abuf(job, p, s), abytes, p->a_col, job->qx);
+  else if (a)
+    GS_CHECK_MPI(&job->run->where, MPI_Ibcast(gs_matmul_summa_abuf(job, p, s), (int)(job->mloc * p->width), job->mpi_t,
+                                              p->a_col, job->row_comm, &req[0]));
+  if (b && mb == GS_EXCHANGE_NCCL)
+    be->coll->bcast(c, job->xcol.coll, gs_matmul_summa_bbuf(job, p, s), bbytes, p->b_row, job->qx);
+  else if (b)
+    GS_CHECK_MPI(&job->run->where, MPI_Ibcast(gs_matmul_summa_bbuf(job, p, s), (int)(p->width * job->nloc), job->mpi_t,
+                                              p->b_row, job->col_comm, &req[1]));
 }
 
-/* Finish panel p's broadcasts and copy what arrived up into slot s, once the product that last
- * read that slot is done; event up[s] marks the slot ready. */
+/* Finish panel p's broadcasts (polled MPI waits: a rank gone must not hang the rest) and copy
+ * what arrived through the host up into slot s, once the product that last read that slot is
+ * done; event up[s] marks the slot ready. */
 static void gs_matmul_summa_land(struct gs_matmul_job *job, const struct gs_matmul_grid_panel *p, int s,
                                  MPI_Request req[2]) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
-  GS_CHECK_MPI(&job->run->where, MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
-  int get_a = job->pcol != p->a_col, get_b = job->prow != p->b_row;
+  gs_exchange_mpi_wait(&job->xrow, 2, req, "MPI_Ibcast (SUMMA's panels)");
+  int get_a = job->pcol != p->a_col && job->xrow.mode == GS_EXCHANGE_HOST;
+  int get_b = job->prow != p->b_row && job->xcol.mode == GS_EXCHANGE_HOST;
   if (get_a || get_b) be->queue_wait(c, job->qx, job->done[s]);
   if (get_a) be->copy_h2d(c, job->dpa[s], job->hpa[s], gs_matmul_summa_abytes(job, p), job->qx);
   if (get_b) be->copy_h2d(c, job->dpb[s], job->hpb[s], gs_matmul_summa_bbytes(job, p), job->qx);
@@ -93,7 +118,7 @@ double gs_matmul_summa_run(struct gs_matmul_job *job, const struct gs_kernel *k,
     gs_matmul_summa_land(job, &next, 1 - s, req);
   }
   be->event_record(c, job->stop, job->qc);
-  be->event_sync(c, job->stop);
+  gs_exchange_wait(job->xrow.coll ? &job->xrow : &job->xcol, job->stop); /* polled behind NCCL work */
   *compute = 0;
   for (uint64_t i = 0; k && i < job->npanels; i++) *compute += be->event_seconds(c, job->ev[2 * i], job->ev[2 * i + 1]);
   return be->event_seconds(c, job->start, job->stop);

@@ -1,7 +1,9 @@
 /* gs_matmul_summa.h: one product C = A * B over the grid by SUMMA. For each K panel, the owner
  * column's A panel is broadcast along each process row and the owner row's B panel along each
- * process column (MPI_Ibcast on the row and column communicators, staged through pinned host
- * memory: copy down on the copy queue, broadcast, copy up), then the compute queue adds the
+ * process column, by --exchange (job->xrow, job->xcol): host = MPI_Ibcast on the row and column
+ * communicators staged through pinned host memory (copy down on the copy queue, broadcast, copy
+ * up); cuda-mpi = MPI_Ibcast on the device buffers; nccl = the device broadcast on the copy
+ * queue), then the compute queue adds the
  * block product C += Apanel * Bpanel. With --overlap on the panels are double-buffered: panel
  * p + 1 is copied down, broadcast and copied up while panel p's product runs; each queue waits
  * for the other with events (copy up into a slot after the product that last read it; product

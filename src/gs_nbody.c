@@ -41,6 +41,8 @@ static int gs_nbody_select(struct gs_nbody_job *job, unsigned *mask, struct gs_m
 static int gs_nbody_plan(struct gs_nbody_job *job, struct gs_nbody_opts *o, unsigned *mask, struct gs_bodies *b,
                          struct gs_ckpt_header *ck, void **payload, struct gs_msg *msg) {
   if (gs_nbody_select(job, mask, msg) != GS_OK) return GS_USAGE;
+  if (gs_exchange_open(&job->xchg, job->run, MPI_COMM_WORLD, o->exchange, msg) != GS_OK) return GS_USAGE;
+  job->xchg.stop = gs_signal_pending; /* mpirun signals the survivors when a rank dies */
   int made = !o->restart[0] && gs_nbody_options_preset(o->ic);
   int status = made ? gs_nbody_setup_check_size(job, o->n, msg) : GS_OK;
   if (status == GS_OK)
@@ -67,6 +69,7 @@ static void gs_nbody_header(struct gs_nbody_job *job, const struct gs_rank_info 
   printf("# nbody: %s, N = %llu (padded to %llu in tiles of %d), %s precision, steps %ld..%d of dt = %g, overlap %s\n",
          job->ic_name, (unsigned long long)job->n, (unsigned long long)job->npad, GS_NBODY_TILE,
          job->prec ? "double" : "single", job->step0, o->steps, o->dt, o->overlap ? "on" : "off");
+  printf("# exchange: %s\n", job->xchg.note);
   if (o->restart[0])
     printf("# restart: from %s at step %ld (written by %d rank(s)%s)\n", o->restart, job->step0, ck->ranks,
            ck->ranks == run->size ? ""
@@ -162,8 +165,8 @@ static void gs_nbody_step_stats(struct gs_nbody_job *job, const struct gs_step_t
                        .efficiency = -1};
   snprintf(row.kernel, sizeof row.kernel, "%s", job->kname);
   char extra[128];
-  snprintf(extra, sizeof extra, "phase=step;forces_s=%.6g;exchange_s=%.6g;hidden=%.3f", st[1].median, st[2].median,
-           st[3].median);
+  snprintf(extra, sizeof extra, "phase=step;forces_s=%.6g;exchange_s=%.6g;hidden=%.3f;exchange=%s", st[1].median,
+           st[2].median, st[3].median, gs_exchange_name(job->xchg.mode));
   gs_nbody_ladder_params(job, row.params, sizeof row.params, extra);
   gs_report_add(&job->rep, &row);
 }
@@ -234,6 +237,7 @@ static int gs_nbody_main(struct gs_run *run) {
   unsigned mask;
   if (gs_nbody_plan(&job, &o, &mask, &b, &ck, &payload, &msg) != GS_OK) {
     gs_error_report(run->rank, &msg);
+    gs_exchange_close(&job.xchg);
     gs_ic_free(&b);
     free(payload);
     return GS_USAGE;

@@ -4,6 +4,7 @@
 #define GS_NBODY_JOB_H
 
 #include "gs_backend.h"
+#include "gs_exchange.h"
 #include "gs_mpi.h"
 #include "gs_nbody_decomp.h"
 #include "gs_nbody_options.h"
@@ -78,6 +79,8 @@ struct gs_nbody_job {
   uint64_t *d_counts;        /* the walk's counters (GS_TREE_COUNTS, backend memory) */
   double tree_flops;         /* flops of one tree evaluation over all ranks, from the table's counts */
   double tree_inter;         /* interactions (body-body + body-cell) of one evaluation, all ranks */
+  struct gs_exchange xchg;   /* --exchange: how positions travel (gs_exchange.h) */
+  uint64_t *xfirst, *xbytes; /* every rank's slice of d_pos in bytes, for the device all-gather */
 };
 
 #endif

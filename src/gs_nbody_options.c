@@ -34,6 +34,11 @@ const struct gs_opt gs_nbody_options_table[] = {
      "energy, momentum and centre-of-mass diagnostics every K steps (default 0: start and end only)", NULL},
     {"overlap", GS_OPT_CHOICE, GS_B(overlap), 0, 0, "off|on", "O",
      "overlap the position exchange with force computation (default on)", NULL},
+    {"exchange", GS_OPT_CHOICE, GS_B(exchange), 0, 0, "auto|nccl|cuda-mpi|host", "X",
+     "how positions travel between ranks: nccl (device to device, NCCL), cuda-mpi (device buffers to a CUDA-aware "
+     "MPI), host (staged through pinned host memory), auto (nccl if built and every rank has a GPU, else cuda-mpi "
+     "if MPI is CUDA-aware, else host; the header says which and why) (default auto)",
+     NULL},
     {"iters", GS_OPT_INT, GS_B(iters), 1, 1000000, NULL, "K", "timed force evaluations per kernel (default 3)", NULL},
     {"output", GS_OPT_STRING, GS_B(output), 0, 0, NULL, "DIR",
      "directory for snapshots and checkpoints (default nbody-out)", NULL},

@@ -16,6 +16,7 @@ struct gs_nbody_opts {
   char kernels[GS_LIST_MAX];  /* "all" or a comma list of names / numbers */
   int energy_every;           /* diagnostics every K steps (0: start and end only) */
   int overlap;                /* 1: overlap the exchange with computation */
+  int exchange;               /* enum gs_exchange_mode: how positions travel (default auto) */
   int iters;                  /* timed force evaluations per kernel in the ladder table */
   char output[GS_PATH_MAX];   /* directory for snapshots and checkpoints */
   int snapshot_every;         /* snapshot every K steps (0: none) */

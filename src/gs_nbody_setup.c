@@ -77,6 +77,12 @@ void gs_nbody_setup_alloc(struct gs_nbody_job *job) {
   gs_ctx *c = job->ctx;
   size_t slice = (job->count ? job->count : 1) * job->esz;
   job->h_pos = be->alloc_host(c, job->npad * job->esz);
+  job->xfirst = malloc(sizeof *job->xfirst * (size_t)job->run->size);
+  job->xbytes = malloc(sizeof *job->xbytes * (size_t)job->run->size);
+  if (!job->xfirst || !job->xbytes) GS_DIE(&job->run->where, "malloc", "out of memory");
+  for (int r = 0; r < job->run->size; r++)
+    job->xfirst[r] = gs_nbody_decomp_first(&job->dec, r) * job->esz,
+    job->xbytes[r] = gs_nbody_decomp_count(&job->dec, r) * job->esz;
   job->qc = be->queue_create(c);
   job->qx = be->queue_create(c);
   int nev = 2 * job->run->size + 2;
@@ -166,6 +172,9 @@ void gs_nbody_setup_free(struct gs_nbody_job *job) {
   be->free_host(c, job->h_pos);
   MPI_Type_free(&job->tile_type);
   free(job->ev);
+  free(job->xfirst);
+  free(job->xbytes);
+  gs_exchange_close(&job->xchg);
   gs_nbody_decomp_free(&job->dec);
   gs_report_free(&job->rep);
 }

@@ -32,7 +32,9 @@ static struct gs_nbody_verdict gs_nbody_step_decide(struct gs_nbody_job *job, lo
       flags[2] = job->o->walltime_s - (now - job->t_start) < 2 * slowest_step + 2 * ckpt_cost + 1.0;
     flags[3] = job->o->checkpoint_interval > 0 && now - last_ckpt >= 60.0 * job->o->checkpoint_interval;
   }
-  GS_CHECK_MPI(&job->run->where, MPI_Allreduce(flags, all, 4, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+  MPI_Request req; /* polled: a rank killed mid-run must not leave this one waiting for it */
+  GS_CHECK_MPI(&job->run->where, MPI_Iallreduce(flags, all, 4, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &req));
+  gs_exchange_mpi_wait(&job->xchg, 1, &req, "MPI_Iallreduce (the step's decision)");
   struct gs_nbody_verdict v = {.sig = all[0], .undo = all[1], .interval = all[3]};
   v.stop = all[1] || (step < job->o->steps && (all[0] || all[2]));
   return v;
@@ -57,7 +59,9 @@ static int gs_nbody_step_one(struct gs_nbody_job *job, int scheduled, struct gs_
   gs_ctx *c = job->ctx;
   const double dt = job->o->dt;
   gs_nbody_step_keep(job, 0);
-  GS_CHECK_MPI(&job->run->where, MPI_Barrier(MPI_COMM_WORLD));
+  MPI_Request req;
+  GS_CHECK_MPI(&job->run->where, MPI_Ibarrier(MPI_COMM_WORLD, &req));
+  gs_exchange_mpi_wait(&job->xchg, 1, &req, "MPI_Ibarrier (the step's start)");
   double t0 = MPI_Wtime();
   if (job->count) {
     be->nbody->kick(c, job->prec, job->d_vel, job->d_acc, job->count, 0.5 * dt, job->qc);

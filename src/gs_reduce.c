@@ -9,6 +9,7 @@
 
 #include "gs_kernel_list.h"
 #include "gs_reduce_check.h"
+#include "gs_reduce_combine.h"
 #include "gs_reduce_device.h"
 #include "gs_reduce_job.h"
 #include "gs_reduce_ref.h"
@@ -135,7 +136,8 @@ static void gs_reduce_header(struct gs_reduce_job *job, const struct gs_rank_inf
 }
 
 /* Rank 0: the combine's cost, the reference, timing caveats and the verdict. */
-static void gs_reduce_verdict(struct gs_reduce_job *job, double t_allreduce, long expired) {
+static void gs_reduce_verdict(struct gs_reduce_job *job, double t_allreduce, double t_device, int matched,
+                              const char *no_device, long expired) {
   const char *tname = gs_reduce_options_type_name(job->t), *oname = gs_reduce_options_op_name(job->op);
   char ref[40];
   gs_reduce_check_format(ref, sizeof ref, job, job->ref_global);
@@ -145,6 +147,12 @@ static void gs_reduce_verdict(struct gs_reduce_job *job, double t_allreduce, lon
          : job->op == GS_OP_MIN ? "MPI_MIN"
                                 : "MPI_MAX",
          t_allreduce * 1e6);
+  if (t_device >= 0)
+    printf("# device combine (%s all-reduce of the partial results, device to device): median %.2f us (slowest "
+           "rank), result %s\n",
+           job->be->coll->name, t_device * 1e6, matched ? "matches the reference" : "WRONG");
+  else
+    printf("# device combine: none (%s)\n", no_device);
   if (expired)
     printf("# timing: WARNING: in %ld timed run(s) the gate gave up waiting (2 s) before the run was queued: "
            "those times include host time\n",
@@ -197,9 +205,12 @@ static int gs_reduce_main(struct gs_run *run) {
     gs_reduce_device_run(&job);
 
   double t_allreduce = gs_reduce_time_allreduce(&job);
+  char no_device[200] = "";
+  int matched = 0;
+  double t_device = gs_reduce_combine_device(&job, &matched, no_device, sizeof no_device);
   long expired = 0;
   GS_CHECK_MPI(&run->where, MPI_Reduce(&job.gate_expired, &expired, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD));
-  if (run->rank == 0) gs_reduce_verdict(&job, t_allreduce, expired);
+  if (run->rank == 0) gs_reduce_verdict(&job, t_allreduce, t_device, matched, no_device, expired);
   int status = job.failed ? GS_FAILED : GS_OK;
   if (gs_report_write(&job.rep, run) != GS_OK) status = GS_FAILED;
   GS_CHECK_MPI(&run->where, MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD));

@@ -99,3 +99,57 @@ exec "$GPUSIM" "\$@"
 EOF
   chmod +x "$1"
 }
+
+# gs_kill_rank LABEL ARGS...: start gpusim ARGS on 2 ranks, kill -9 rank 1 once the simulation
+# runs, and require that no rank process is left 10 s after the kill. With Open MPI's default kill
+# grace (1 s) mpirun must end within 10 s too, and the survivor must have noticed the loss itself
+# ("is gone": mpirun's own SIGKILL would come 2 s after the loss). With a longer grace
+# (OMPI_MCA_odls_base_sigkill_timeout=25, as the job scripts set) Open MPI 4.1's mpirun sends
+# SIGCONT, sleeps 25 s, sends SIGTERM, sleeps 25 s, sends SIGKILL, whatever its ranks do, and
+# forwards no output meanwhile: ranks gone within 10 s then prove the survivor ended itself, and
+# the test ends mpirun.
+gs_kill_rank() {
+  label=$1
+  shift
+  [ -n "${MPIEXEC:-}" ] || gs_skip "no MPI launcher (mpiexec) found by configure"
+  kdir=$(mktemp -d)
+  "$MPIEXEC" $GS_MPIFLAGS -n 2 "$GPUSIM" "$@" >"$kdir/out" 2>&1 &
+  mp=$!
+  i=0
+  until grep -q '^# simulation with kernel' "$kdir/out"; do
+    i=$((i + 1))
+    [ $i -gt 600 ] && { kill -9 $mp; cat "$kdir/out"; rm -rf "$kdir"; gs_fail "$label: the run did not start"; }
+    sleep 0.1
+  done
+  sleep 1
+  ranks=$(pgrep -P $mp | tr '\n' ' ')
+  set -- $ranks
+  [ $# = 2 ] || { kill -9 $mp; rm -rf "$kdir"; gs_fail "$label: mpirun has children '$ranks', want 2 ranks"; }
+  kill -9 "$2"
+  t0=$(date +%s)
+  left=x
+  while [ $(($(date +%s) - t0)) -le 10 ]; do
+    left=$(for p in $ranks; do s=$(ps -o stat= -p "$p" 2>/dev/null); case $s in '' | Z*) ;; *) echo "$p" ;; esac; done)
+    [ -z "$left" ] && break
+    sleep 0.2
+  done
+  took=$(($(date +%s) - t0))
+  ended=no
+  while [ $(($(date +%s) - t0)) -le 10 ]; do
+    kill -0 $mp 2>/dev/null || { ended=yes; break; }
+    sleep 0.2
+  done
+  [ $ended = no ] && kill -9 $mp
+  wait $mp
+  rc=$?
+  cat "$kdir/out" >"${GS_KILL_LOG:-/dev/null}"
+  if [ -n "$left" ]; then cat "$kdir/out"; rm -rf "$kdir"; gs_fail "$label: rank process(es) $left still there 10 s after the kill"; fi
+  if [ "${OMPI_MCA_odls_base_sigkill_timeout:-1}" -le 1 ]; then
+    [ $ended = yes ] || { cat "$kdir/out"; rm -rf "$kdir"; gs_fail "$label: mpirun still running 10 s after the kill"; }
+    grep -q '^gpusim: fatal: rank 0 .* is gone' "$kdir/out" ||
+      { cat "$kdir/out"; rm -rf "$kdir"; gs_fail "$label: rank 0 did not notice its peer gone"; }
+  fi
+  [ $ended = yes ] && [ $rc = 0 ] && { cat "$kdir/out"; rm -rf "$kdir"; gs_fail "$label: the job exited 0 after losing a rank"; }
+  echo "ok: $label: ranks gone ${took}s after the kill, mpirun $( [ $ended = yes ] && echo "ended (exit $rc)" || echo "still in its ${OMPI_MCA_odls_base_sigkill_timeout}s kill sleeps: ended by the test") $(grep '^gpusim: fatal' "$kdir/out")"
+  rm -rf "$kdir"
+}

@@ -45,6 +45,12 @@ mkdir -p "$GS_OUTDIR" || gs_die "cannot create $GS_OUTDIR"
 # The CPU backend's OpenMP threads: the node's cores shared by its ranks.
 gs_cores=$(nproc 2>/dev/null || echo 1)
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$((gs_cores / GPUSIM_NPERNODE > 0 ? gs_cores / GPUSIM_NPERNODE : 1))}
+# NCCL (--exchange nccl, auto's first choice on GPUs; reduce's device combine) picks its own
+# transports (NVLink/PCIe in a node; InfiniBand verbs, else TCP sockets, between nodes). Where the
+# site's defaults are wrong, set NCCL_SOCKET_IFNAME (e.g. ib0) and NCCL_IB_HCA (e.g. mlx5_0) before
+# submitting: they reach every rank, never guessed here. NCCL_DEBUG=WARN puts NCCL's own reason
+# beside gpusim's error line when a collective fails (docs/cluster.md).
+export NCCL_DEBUG=${NCCL_DEBUG:-WARN}
 
 # gs_have SUBCOMMAND: does this gpusim have it (gpusim nbody is newer than gpusim reduce)?
 gs_have() { "$GPUSIM" "$1" --help >/dev/null 2>&1; }
@@ -80,7 +86,7 @@ gs_run() {
   local tag=$1 sub=$2 rc v
   shift 2
   local -a cmd=("$GPUSIM_MPIRUN" -npernode "$GPUSIM_NPERNODE" -np "$GS_NRANKS")
-  for v in PATH LD_LIBRARY_PATH OMP_NUM_THREADS; do [ -n "${!v:-}" ] && cmd+=(-x "$v"); done
+  for v in PATH LD_LIBRARY_PATH OMP_NUM_THREADS $(compgen -v NCCL_); do [ -n "${!v:-}" ] && cmd+=(-x "$v"); done
   cmd+=($GPUSIM_MPIRUN_ARGS "$GPUSIM" "$sub" --backend "$GPUSIM_BACKEND"
     --csv "$GS_OUTDIR/results.csv" --json "$GS_OUTDIR/$tag.json" "$@")
   case $GPUSIM_FORWARD_USR1 in
@@ -101,11 +107,11 @@ gs_run() {
 }
 
 # gs_nbody_args: gpusim nbody's options from NBODY_N, NBODY_STEPS, NBODY_DT, NBODY_EPS,
-# NBODY_IC, NBODY_PRECISION, NBODY_KERNEL and NBODY_OVERLAP (those set), into GS_NBODY_ARGS.
+# NBODY_IC, NBODY_PRECISION, NBODY_KERNEL, NBODY_OVERLAP and NBODY_EXCHANGE (those set), into GS_NBODY_ARGS.
 gs_nbody_args() {
   local o v
   GS_NBODY_ARGS=()
-  for o in n steps dt eps ic precision kernel overlap; do
+  for o in n steps dt eps ic precision kernel overlap exchange; do
     v=$(printenv "NBODY_$(echo "$o" | tr a-z A-Z)") && [ -n "$v" ] && GS_NBODY_ARGS+=("--$o" "$v")
   done
   return 0

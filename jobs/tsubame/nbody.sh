@@ -18,8 +18,10 @@
 # Environment:
 #   GPUSIM              the gpusim binary [gpusim on PATH, else ./gpusim in the submit directory]
 #   NBODY_N, NBODY_STEPS, NBODY_DT, NBODY_EPS, NBODY_IC, NBODY_PRECISION, NBODY_KERNEL,
-#   NBODY_OVERLAP       each set one becomes gpusim nbody's --n, --steps, --dt, --eps, --ic,
-#                       --precision, --kernel, --overlap (on|off); unset: gpusim's default
+#   NBODY_OVERLAP, NBODY_EXCHANGE
+#                       each set one becomes gpusim nbody's --n, --steps, --dt, --eps, --ic,
+#                       --precision, --kernel, --overlap (on|off), --exchange (auto|nccl|cuda-mpi|
+#                       host, docs/cluster.md); unset: gpusim's default
 #   NBODY_RESTART       resume from this checkpoint directory (its newest) or file: --restart;
 #                       NBODY_STEPS is then the step to end at [none: start from step 0]
 #   NBODY_OUTPUT        --output, where checkpoints and snapshots go [<the job's directory>/nbody-out]
