@@ -1,7 +1,7 @@
 /* gs_matmul_tc.cu: the tensor-core matrix multiplies of gs_matmul_kernels_launch (via
  * gs_matmul_tc_launch of gs_matmul_internal.cuh):
- *   "dmma"  double on the FP64 tensor cores: mma.sync m8n8k4 .f64 (sm_80+), or with
- *           -DGS_MM_DMMA_SHAPE=1688 / 16816 the m16n8k8 / m16n8k16 .f64 shapes of sm_90;
+ *   "dmma"  double on the FP64 tensor cores: mma.sync m16n8k16 .f64 in device code for sm_90 and
+ *           later, m8n8k4 .f64 for sm_80 and sm_86/89 (half the rate on an H200);
  *   "tc32"  float data on the TF32 tensor cores: each input rounded to TF32 (cvt.rna, to nearest,
  *           ties away), products and sums in FP32: mma.sync m16n8k8 .tf32 (sm_80+).
  * Row-major storage, any m, n, k and leading dimensions, as every kernel of gs_matmul_kernels.cu.
@@ -28,9 +28,9 @@
  *   - The epilogue writes (or adds) each accumulator where it lies inside C.
  * Each output is summed in the same order every run: identical bits run to run.
  *
- * -D knobs for tuning runs (defaults first): GS_MM_DMMA_SHAPE 884 | 1688 | 16816,
- * GS_MM_DMMA_STAGES 3 | 4, GS_MM_DMMA_BN 128 | 64, GS_MM_TC32_BN 256 | 128, GS_MM_TC32_STAGES 3 | 4,
- * GS_MM_TC_GROUP 8. */
+ * -D knobs for tuning runs (defaults first): GS_MM_DMMA_SHAPE (16816 on sm_90, else 884) | 1688,
+ * GS_MM_DMMA_BK 32 | 16 (with 16: GS_MM_DMMA_STAGES 3 | 4 | 5), GS_MM_DMMA_BN 128 | 64,
+ * GS_MM_TC32_BN 256 | 128, GS_MM_TC32_STAGES 3 | 4, GS_MM_TC_GROUP 8 | 16. */
 #include <config.h>
 
 #include <cstdint>
@@ -40,8 +40,19 @@
 #include "gs_cuda.h"
 #include "gs_matmul_internal.cuh"
 
+/* The FP64 mma shape: m8n8k4 runs at half the FP64 tensor-core rate of an H200 (27 against 43
+ * TFLOP/s for m16n8k16 in this kernel), but the m16n8 shapes are sm_90's: m16n8k16 where the
+ * device code is for sm_90 or later, m8n8k4 below. GS_MM_DMMA_SHAPE forces one. */
 #ifndef GS_MM_DMMA_SHAPE
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #define GS_MM_DMMA_SHAPE 884
+#else
+#define GS_MM_DMMA_SHAPE 16816
+#endif
+#define GS_MM_DMMA_SHAPE_AUTO 1
+#endif
+#ifndef GS_MM_DMMA_BK
+#define GS_MM_DMMA_BK 32
 #endif
 #ifndef GS_MM_DMMA_STAGES
 #define GS_MM_DMMA_STAGES 3
@@ -67,7 +78,7 @@
  * operand register holds (double; the TF32 bits of a float). */
 template <typename T> struct gs_tc_cfg;
 template <> struct gs_tc_cfg<double> {
-  static constexpr int BM = 128, BN = GS_MM_DMMA_BN, BK = 16, WARPS_M = 2, WARPS_N = 4, STAGES = GS_MM_DMMA_STAGES;
+  static constexpr int BM = 128, BN = GS_MM_DMMA_BN, BK = GS_MM_DMMA_BK, WARPS_M = 2, WARPS_N = 4, STAGES = GS_MM_DMMA_STAGES;
   static constexpr int AM = GS_MM_DMMA_SHAPE == 884 ? 8 : 16;
   static constexpr int AK = GS_MM_DMMA_SHAPE == 884 ? 4 : GS_MM_DMMA_SHAPE == 1688 ? 8 : 16;
   using frag = double;
@@ -100,14 +111,14 @@ template <typename T> struct gs_tc_acc {
 
 /* ---- the mma instructions (D = A B + D in place) ------------------------------------------- */
 
+#if GS_MM_DMMA_SHAPE == 884
 static __device__ __forceinline__ void gs_tc_mma(double (&d)[2], const double (&a)[1], const double (&b)[1]) {
   asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
       : "+d"(d[0]), "+d"(d[1])
       : "d"(a[0]), "d"(b[0]));
 }
-
 /* The m16n8 FP64 shapes exist from sm_90 on; the launcher never runs them on an older device. */
-#if GS_MM_DMMA_SHAPE == 1688
+#elif GS_MM_DMMA_SHAPE == 1688
 static __device__ __forceinline__ void gs_tc_mma(double (&d)[4], const double (&a)[4], const double (&b)[2]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
@@ -345,7 +356,11 @@ cudaError_t gs_matmul_tc_launch(const struct gs_cuda_ctx *c, int kernel, int m, 
   int major = 0;
   const cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, c->device);
   if (e != cudaSuccess) return e;
+#ifdef GS_MM_DMMA_SHAPE_AUTO
+  const int need = 8;
+#else
   const int need = kernel == GS_MK_DMMA && GS_MM_DMMA_SHAPE != 884 ? 9 : 8;
+#endif
   if (major < need) return cudaErrorNotSupported;
   if (kernel == GS_MK_DMMA) return gs_tc_pick<double>(m, n, k, A, lda, B, ldb, C, ldc, acc, s);
   return gs_tc_pick<float>(m, n, k, A, lda, B, ldb, C, ldc, acc, s);
