@@ -54,6 +54,12 @@
 #ifndef GS_MM_DMMA_BK
 #define GS_MM_DMMA_BK 32
 #endif
+#ifndef GS_MM_DMMA_WARPS_M
+#define GS_MM_DMMA_WARPS_M 2
+#endif
+#ifndef GS_MM_DMMA_WARPS_N
+#define GS_MM_DMMA_WARPS_N 4
+#endif
 #ifndef GS_MM_DMMA_STAGES
 #define GS_MM_DMMA_STAGES 3
 #endif
@@ -78,7 +84,8 @@
  * operand register holds (double; the TF32 bits of a float). */
 template <typename T> struct gs_tc_cfg;
 template <> struct gs_tc_cfg<double> {
-  static constexpr int BM = 128, BN = GS_MM_DMMA_BN, BK = GS_MM_DMMA_BK, WARPS_M = 2, WARPS_N = 4, STAGES = GS_MM_DMMA_STAGES;
+  static constexpr int BM = 128, BN = GS_MM_DMMA_BN, BK = GS_MM_DMMA_BK, STAGES = GS_MM_DMMA_STAGES;
+  static constexpr int WARPS_M = GS_MM_DMMA_WARPS_M, WARPS_N = GS_MM_DMMA_WARPS_N;
   static constexpr int AM = GS_MM_DMMA_SHAPE == 884 ? 8 : 16;
   static constexpr int AK = GS_MM_DMMA_SHAPE == 884 ? 4 : GS_MM_DMMA_SHAPE == 1688 ? 8 : 16;
   using frag = double;
@@ -168,54 +175,102 @@ static __device__ __forceinline__ void gs_tc_tile(int *tm, int *tn) {
   *tn = (int)(in / rows);
 }
 
-/* Issue the copies of A's tile (rows row0.., columns k0..) into sa (BM x LDA_S). */
-template <typename T, bool VEC>
-static __device__ __forceinline__ void gs_tc_load_a(T *sa, int m, int k, const T *A, size_t lda, int row0, int k0) {
+/* Where a block's tiles come from, and this thread's share of their 16-byte copies (VEC). Every
+ * k-tile a thread copies the same column chunk (V elements) of rows RA apart of A's tile and of
+ * rows RB apart of B's tile: the addresses and which rows and columns lie inside the matrices are
+ * worked out once here, so a k-tile's copies cost a few instructions each (ragged tiles included),
+ * not the index arithmetic that would otherwise outnumber the mma instructions. */
+template <typename T> struct gs_tc_src {
+  static constexpr int CA = gs_tc<T>::BK / gs_tc<T>::V, RA = gs_tc<T>::THREADS / CA; /* A: chunks per row, rows apart */
+  static constexpr int CB = gs_tc<T>::BN / gs_tc<T>::V, RB = gs_tc<T>::THREADS / CB; /* B: the same */
+  static constexpr int NA = gs_tc<T>::BM / RA, NB = gs_tc<T>::BK / RB;               /* copies per thread */
+  static_assert(gs_tc<T>::THREADS % CA == 0 && gs_tc<T>::THREADS % CB == 0 && gs_tc<T>::BM % RA == 0 &&
+                    gs_tc<T>::BK % RB == 0 && NA <= 32,
+                "each thread copies whole rows' chunks");
+  const T *A, *B;
+  size_t lda, ldb;
+  int m, n, k, row0, col0;
+  const T *a, *b;      /* VEC: the thread's first chunk of A and of B at k0 = 0 */
+  size_t astep, bstep; /* RA rows of A, RB rows of B */
+  unsigned arows;      /* bit q: the thread's q-th row of A lies inside m */
+  int ca, rb, bcnt;    /* its A chunk's column and B chunk's row in the tile; B elements inside n */
+  int sa, sb;          /* where its first chunks go in a stage */
+};
+
+template <typename T>
+static __device__ __forceinline__ gs_tc_src<T> gs_tc_src_init(int m, int n, int k, const T *A, size_t lda, const T *B,
+                                                              size_t ldb, int row0, int col0) {
   using G = gs_tc<T>;
-  if constexpr (VEC) {
-    constexpr int CPR = G::BK / G::V, PER = G::BM * CPR / G::THREADS; /* 16-byte copies per row, per thread */
+  using S = gs_tc_src<T>;
+  gs_tc_src<T> s = {A, B, lda, ldb, m, n, k, row0, col0};
+  const int ra = threadIdx.x / S::CA, cb = threadIdx.x % S::CB * G::V;
+  s.ca = threadIdx.x % S::CA * G::V;
+  s.rb = threadIdx.x / S::CB;
+  s.a = A + (size_t)(row0 + ra) * lda + s.ca; /* read only for rows inside m */
+  s.b = B + (size_t)s.rb * ldb + (col0 + cb); /* read only when bcnt > 0 */
+  s.astep = (size_t)S::RA * lda;
+  s.bstep = (size_t)S::RB * ldb;
+  s.arows = 0;
 #pragma unroll
-    for (int q = 0; q < PER; ++q) {
-      const int e = threadIdx.x + q * G::THREADS, r = e / CPR, c = (e % CPR) * G::V;
-      const int left = row0 + r < m ? k - (k0 + c) : 0, cnt = left < 0 ? 0 : (left > G::V ? G::V : left);
-      const T *src = cnt ? A + (size_t)(row0 + r) * lda + (k0 + c) : A;
-      gs_mm_cp_async<16>(sa + r * G::LDA_S + c, src, cnt * (int)sizeof(T));
-    }
-  } else {
-    constexpr int PER = G::BM * G::BK / G::THREADS;
-#pragma unroll 4 /* the element copies: fully unrolled, their addresses spill registers */
-    for (int q = 0; q < PER; ++q) {
-      const int e = threadIdx.x + q * G::THREADS, r = e / G::BK, c = e % G::BK;
-      const bool in = row0 + r < m && k0 + c < k;
-      const T *src = in ? A + (size_t)(row0 + r) * lda + (k0 + c) : A;
-      gs_mm_cp_async<sizeof(T)>(sa + r * G::LDA_S + c, src, in ? (int)sizeof(T) : 0);
-    }
+  for (int q = 0; q < S::NA; ++q)
+    if (row0 + ra + q * S::RA < m) s.arows |= 1u << q;
+  const int left = n - (col0 + cb);
+  s.bcnt = left < 0 ? 0 : (left > G::V ? G::V : left);
+  s.sa = ra * G::LDA_S + s.ca;
+  s.sb = G::BM * G::LDA_S + s.rb * G::LDB_S + cb;
+  return s;
+}
+
+/* VEC: the 16-byte copies of k-tile k0 into stage st; cp.async reads the chunk's elements inside
+ * the matrix and zero-fills the rest. */
+template <typename T>
+static __device__ __forceinline__ void gs_tc_load_vec(T *st, const gs_tc_src<T> &s, int k0) {
+  using G = gs_tc<T>;
+  using S = gs_tc_src<T>;
+  const int kl = s.k - k0 - s.ca, acnt = kl < 0 ? 0 : (kl > G::V ? G::V : kl);
+#pragma unroll
+  for (int q = 0; q < S::NA; ++q) {
+    const bool in = (s.arows >> q & 1u) && acnt;
+    gs_mm_cp_async<16>(st + s.sa + q * S::RA * G::LDA_S, in ? s.a + k0 + q * s.astep : s.A,
+                       in ? acnt * (int)sizeof(T) : 0);
+  }
+  const T *b = s.b + (size_t)k0 * s.ldb;
+#pragma unroll
+  for (int q = 0; q < S::NB; ++q) {
+    const bool in = s.bcnt && k0 + s.rb + q * S::RB < s.k;
+    gs_mm_cp_async<16>(st + s.sb + q * S::RB * G::LDB_S, in ? b + q * s.bstep : s.B, in ? s.bcnt * (int)sizeof(T) : 0);
   }
 }
 
-/* Issue the copies of B's tile (rows k0.., columns col0..) into sb (BK x LDB_S). */
-template <typename T, bool VEC>
-static __device__ __forceinline__ void gs_tc_load_b(T *sb, int n, int k, const T *B, size_t ldb, int col0, int k0) {
+/* Element copies (A, B or a leading dimension not 16-byte aligned): A's tile (rows row0..,
+ * columns k0..) and B's (rows k0.., columns col0..) into stage st, one element per copy. */
+template <typename T>
+static __device__ __forceinline__ void gs_tc_load_elem(T *st, const gs_tc_src<T> &s, int k0) {
   using G = gs_tc<T>;
-  if constexpr (VEC) {
-    constexpr int CPR = G::BN / G::V, PER = G::BK * CPR / G::THREADS;
-#pragma unroll
-    for (int q = 0; q < PER; ++q) {
-      const int e = threadIdx.x + q * G::THREADS, r = e / CPR, c = (e % CPR) * G::V;
-      const int left = k0 + r < k ? n - (col0 + c) : 0, cnt = left < 0 ? 0 : (left > G::V ? G::V : left);
-      const T *src = cnt ? B + (size_t)(k0 + r) * ldb + (col0 + c) : B;
-      gs_mm_cp_async<16>(sb + r * G::LDB_S + c, src, cnt * (int)sizeof(T));
-    }
-  } else {
-    constexpr int PER = G::BK * G::BN / G::THREADS;
-#pragma unroll 4
-    for (int q = 0; q < PER; ++q) {
-      const int e = threadIdx.x + q * G::THREADS, r = e / G::BN, c = e % G::BN;
-      const bool in = k0 + r < k && col0 + c < n;
-      const T *src = in ? B + (size_t)(k0 + r) * ldb + (col0 + c) : B;
-      gs_mm_cp_async<sizeof(T)>(sb + r * G::LDB_S + c, src, in ? (int)sizeof(T) : 0);
-    }
+  constexpr int PA = G::BM * G::BK / G::THREADS, PB = G::BK * G::BN / G::THREADS;
+#pragma unroll 4 /* fully unrolled, the addresses spill registers */
+  for (int q = 0; q < PA; ++q) {
+    const int e = threadIdx.x + q * G::THREADS, r = e / G::BK, c = e % G::BK;
+    const bool in = s.row0 + r < s.m && k0 + c < s.k;
+    const T *src = in ? s.A + (size_t)(s.row0 + r) * s.lda + (k0 + c) : s.A;
+    gs_mm_cp_async<sizeof(T)>(st + r * G::LDA_S + c, src, in ? (int)sizeof(T) : 0);
   }
+  T *sb = st + G::BM * G::LDA_S;
+#pragma unroll 4
+  for (int q = 0; q < PB; ++q) {
+    const int e = threadIdx.x + q * G::THREADS, r = e / G::BN, c = e % G::BN;
+    const bool in = k0 + r < s.k && s.col0 + c < s.n;
+    const T *src = in ? s.B + (size_t)(k0 + r) * s.ldb + (s.col0 + c) : s.B;
+    gs_mm_cp_async<sizeof(T)>(sb + r * G::LDB_S + c, src, in ? (int)sizeof(T) : 0);
+  }
+}
+
+template <typename T, bool VEC>
+static __device__ __forceinline__ void gs_tc_load(T *st, const gs_tc_src<T> &s, int k0) {
+  if constexpr (VEC)
+    gs_tc_load_vec<T>(st, s, k0);
+  else
+    gs_tc_load_elem<T>(st, s, k0);
 }
 
 /* The mma k-steps of one stage on the warp's accumulators; wm, wn: the warp tile's first row and
@@ -280,13 +335,11 @@ static __global__ void __launch_bounds__(gs_tc<T>::THREADS, 1)
   gs_tc_tile(&tm, &tn);
   const int row0 = tm * G::BM, col0 = tn * G::BN, ktiles = (k + G::BK - 1) / G::BK;
   const int warp = threadIdx.x / 32, wm = (warp % G::WARPS_M) * G::WTM, wn = (warp / G::WARPS_M) * G::WTN;
+  const gs_tc_src<T> src = gs_tc_src_init<T>(m, n, k, A, lda, B, ldb, row0, col0);
   /* Prologue: tiles 0 .. S-2 in flight, one commit group each (empty past the last tile). */
 #pragma unroll
   for (int s = 0; s < S - 1; ++s) {
-    if (s < ktiles) {
-      gs_tc_load_a<T, VEC>(sm + s * G::STAGE, m, k, A, lda, row0, s * G::BK);
-      gs_tc_load_b<T, VEC>(sm + s * G::STAGE + G::BM * G::LDA_S, n, k, B, ldb, col0, s * G::BK);
-    }
+    if (s < ktiles) gs_tc_load<T, VEC>(sm + s * G::STAGE, src, s * G::BK);
     gs_mm_cp_commit();
   }
   gs_tc_acc<T> acc;
@@ -303,11 +356,7 @@ static __global__ void __launch_bounds__(gs_tc<T>::THREADS, 1)
     gs_mm_cp_wait<S - 2>();
     __syncthreads();
     const int next = t + S - 1;
-    if (next < ktiles) {
-      T *st = sm + (next % S) * G::STAGE;
-      gs_tc_load_a<T, VEC>(st, m, k, A, lda, row0, next * G::BK);
-      gs_tc_load_b<T, VEC>(st + G::BM * G::LDA_S, n, k, B, ldb, col0, next * G::BK);
-    }
+    if (next < ktiles) gs_tc_load<T, VEC>(sm + (next % S) * G::STAGE, src, next * G::BK);
     gs_mm_cp_commit();
     const T *st = sm + (t % S) * G::STAGE;
     gs_tc_mul<T>(st, st + G::BM * G::LDA_S, wm, wn, acc);
