@@ -15,7 +15,8 @@
  *     otherwise. cp.async's source size zero-fills what lies outside the matrices: ragged m, n,
  *     k cost nothing in the inner loop (a zero product adds an exact 0) and nothing outside A or
  *     B is read.
- *   - 8 warps as WARPS_M x WARPS_N, each a WTM x WTN warp tile of MI x NI mma fragments (MI x NI
+ *   - Warps as WARPS_M x WARPS_N (dmma: 2 x 2 on a 128 x 64 tile, two blocks per SM; tc32: 2 x 4
+ *     on 128 x 256, one block), each a 64 x 32 (64 x 64) warp tile of MI x NI mma fragments (MI x NI
  *     accumulators of the mma's C layout in registers). Per mma k-step a warp loads its A and B
  *     fragments from shared memory with plain loads, one element per register, in the layout the
  *     PTX ISA gives (groupID g = lane / 4, t = lane % 4): A element (g + 8 i', t + 4 i''), B
@@ -29,8 +30,10 @@
  * Each output is summed in the same order every run: identical bits run to run.
  *
  * -D knobs for tuning runs (defaults first): GS_MM_DMMA_SHAPE (16816 on sm_90, else 884) | 1688,
- * GS_MM_DMMA_BK 32 | 16 (with 16: GS_MM_DMMA_STAGES 3 | 4 | 5), GS_MM_DMMA_BN 128 | 64,
- * GS_MM_TC32_BN 256 | 128, GS_MM_TC32_STAGES 3 | 4, GS_MM_TC_GROUP 8 | 16. */
+ * GS_MM_DMMA_BN 64 | 128 with GS_MM_DMMA_WARPS_N 2 | 4 (128: one block per SM), GS_MM_DMMA_BK
+ * 32 | 16 with GS_MM_DMMA_STAGES 2 | 3 (two blocks per SM fit BK 32 x 2 stages or BK 16 x 3),
+ * GS_MM_TC32_BN 256 | 128 with GS_MM_TC32_WARPS_N 4 | 2, GS_MM_TC32_STAGES 3 | 2 | 4,
+ * GS_MM_TC_GROUP 8 | 16. Measured on an H200 at N = 8192: docs/performance.md. */
 #include <config.h>
 
 #include <cstdint>
@@ -51,6 +54,9 @@
 #endif
 #define GS_MM_DMMA_SHAPE_AUTO 1
 #endif
+/* dmma: 128 x 64 x 32 block tiles of 4 warps, 2 stages (108 KB), so that two blocks share an SM:
+ * one block's barrier and copies overlap the other's mma. One block of 8 warps on 128 x 128 tiles
+ * kept the DMMA pipe busy only 69% of the time (46.7 against 51.0 TFLOP/s at N = 8192). */
 #ifndef GS_MM_DMMA_BK
 #define GS_MM_DMMA_BK 32
 #endif
@@ -58,13 +64,16 @@
 #define GS_MM_DMMA_WARPS_M 2
 #endif
 #ifndef GS_MM_DMMA_WARPS_N
-#define GS_MM_DMMA_WARPS_N 4
+#define GS_MM_DMMA_WARPS_N 2
 #endif
 #ifndef GS_MM_DMMA_STAGES
-#define GS_MM_DMMA_STAGES 3
+#define GS_MM_DMMA_STAGES 2
 #endif
 #ifndef GS_MM_DMMA_BN
-#define GS_MM_DMMA_BN 128
+#define GS_MM_DMMA_BN 64
+#endif
+#ifndef GS_MM_TC32_WARPS_N
+#define GS_MM_TC32_WARPS_N 4
 #endif
 #ifndef GS_MM_TC32_BN
 #define GS_MM_TC32_BN 256
@@ -91,7 +100,8 @@ template <> struct gs_tc_cfg<double> {
   using frag = double;
 };
 template <> struct gs_tc_cfg<float> {
-  static constexpr int BM = 128, BN = GS_MM_TC32_BN, BK = 32, WARPS_M = 2, WARPS_N = 4, STAGES = GS_MM_TC32_STAGES;
+  static constexpr int BM = 128, BN = GS_MM_TC32_BN, BK = 32, WARPS_M = 2, WARPS_N = GS_MM_TC32_WARPS_N;
+  static constexpr int STAGES = GS_MM_TC32_STAGES;
   static constexpr int AM = 16, AK = 8;
   using frag = uint32_t;
 };
