@@ -150,13 +150,16 @@ enum gs_matmul_kernel {
   GS_MK_SIMT = 7,    /* ours: register-blocked, warp-tiled, vector loads, double-buffered async copies */
   GS_MK_CUBLAS = 8,  /* cuBLAS SGEMM / DGEMM (baseline) */
   GS_MK_CUBLAS_TF32 = 9, /* cuBLAS with TF32 tensor-core math (baseline, float inputs) */
+  GS_MK_DMMA = 10,   /* ours: double on the FP64 tensor cores (mma.sync .f64, gs_matmul_tc.cu) */
+  GS_MK_TC32 = 11,   /* ours: float data on the TF32 tensor cores (mma.sync .tf32, gs_matmul_tc.cu) */
   GS_MK_COUNT
 };
 
 /* C (m x n, ldc) = A (m x k, lda) * B (k x n, ldb), or += with accumulate; row-major, dtype
  * GS_DTYPE_FLOAT or GS_DTYPE_DOUBLE, any sizes. Asynchronous on stream. cudaErrorInvalidValue for
- * a kernel that does not run this dtype, a bad size or a NULL pointer; cudaErrorNotSupported for
- * the cuBLAS ids in a build without cuBLAS.
+ * a kernel that does not run this dtype (cublas-tf32 and tc32: float only; dmma: double only), a
+ * bad size or a NULL pointer; cudaErrorNotSupported for the cuBLAS ids in a build without cuBLAS,
+ * and for dmma and tc32 on a device older than sm_80.
  * Sizes: m, n, k <= 2^30, leading dimensions <= INT_MAX and at least the row (lda >= k, ldb >= n,
  * ldc >= n); a matrix with no element may be NULL. m or n = 0: nothing; k = 0: C = 0 (unchanged
  * with accumulate). C must not overlap A or B.

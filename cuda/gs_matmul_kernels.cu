@@ -5,6 +5,7 @@
  *         seed's smem-1 does (as[col][row]: 32-way bank conflicts); the same with [32][33] tiles
  *         (smem-2); row-major tile access (smem-3); two and four outputs per thread (smem-4, 5);
  *   7     "simt", ours: a register-blocked, warp-tiled GEMM (below, at gs_mm_simt).
+ *   dmma, tc32: ours on the tensor cores, in gs_matmul_tc.cu (launched from here).
  * Row-major storage: element (i, j) of a matrix with leading dimension ld is at [i * ld + j].
  * Unlike the seed (N a multiple of 32, one N for all), any m, n, k and any leading dimensions:
  * tiles are loaded with bounds checks and padded with zeros (a padded product adds an exact 0),
@@ -24,6 +25,7 @@
 #endif
 
 #include "gs_cuda.h"
+#include "gs_matmul_internal.cuh"
 #include "gs_types.h"
 
 #define GS_MM_TILE 32 /* the seed's BLOCK_SIZE */
@@ -143,36 +145,6 @@ static __global__ void __launch_bounds__(1024)
 template <typename T> struct gs_mm_shape;
 template <> struct gs_mm_shape<float> { static constexpr int STAGES = GS_MM_STAGES_F, MINB = 2, V = 4; };
 template <> struct gs_mm_shape<double> { static constexpr int STAGES = GS_MM_STAGES_D, MINB = 1, V = 2; };
-
-/* cp.async of N bytes (4, 8 or 16) from global src to shared dst, of which the first src_bytes
- * are read and the rest zero-filled. Before Ampere: a plain copy (the pipeline still works,
- * without the overlap). */
-template <int N> static __device__ __forceinline__ void gs_mm_cp_async(void *dst, const void *src, int src_bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  if constexpr (N == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(src_bytes) : "memory");
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(d), "l"(src), "n"(N), "r"(src_bytes)
-                 : "memory");
-#else
-  for (int b = 0; b < N; ++b)
-    static_cast<char *>(dst)[b] = b < src_bytes ? static_cast<const char *>(src)[b] : 0;
-#endif
-}
-
-static __device__ __forceinline__ void gs_mm_cp_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-
-/* Wait until at most PENDING of this thread's committed copy groups are still in flight. */
-template <int PENDING> static __device__ __forceinline__ void gs_mm_cp_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
-#endif
-}
 
 /* Issue the copies of k-tile [k0, k0 + BK) of A (rows row0..) and B (columns col0..) into one
  * stage. A: 1024 elements, 4 per thread; lanes run along k (a warp reads 4 rows x 8 k). */
@@ -398,7 +370,9 @@ static cudaError_t gs_mm_check(const struct gs_cuda_ctx *c, int kernel, int dtyp
                                const void *A, uint64_t lda, const void *B, uint64_t ldb, const void *C, uint64_t ldc) {
   if (!c || kernel < GS_MK_GLOBAL || kernel >= GS_MK_COUNT) return cudaErrorInvalidValue;
   if (dtype != GS_DTYPE_FLOAT && dtype != GS_DTYPE_DOUBLE) return cudaErrorInvalidValue;
-  if (kernel == GS_MK_CUBLAS_TF32 && dtype != GS_DTYPE_FLOAT) return cudaErrorInvalidValue;
+  const bool float_only = kernel == GS_MK_CUBLAS_TF32 || kernel == GS_MK_TC32;
+  if (float_only && dtype != GS_DTYPE_FLOAT) return cudaErrorInvalidValue;
+  if (kernel == GS_MK_DMMA && dtype != GS_DTYPE_DOUBLE) return cudaErrorInvalidValue;
 #ifndef GS_HAVE_CUBLAS
   if (gs_mm_is_cublas(kernel)) return cudaErrorNotSupported;
 #endif
@@ -424,6 +398,8 @@ extern "C" int gs_matmul_kernels_launch(struct gs_cuda_ctx *c, int kernel, int d
     return gs_matmul_cublas_gemm(c, kernel == GS_MK_CUBLAS_TF32, dtype, m, n, k, A, lda, B, ldb, C, ldc, accumulate,
                                  stream);
 #endif
+  if (kernel == GS_MK_DMMA || kernel == GS_MK_TC32)
+    return (int)gs_matmul_tc_launch(c, kernel, (int)m, (int)n, (int)k, A, lda, B, ldb, C, ldc, accumulate, s);
   if (dtype == GS_DTYPE_FLOAT)
     return (int)gs_mm_run<float>(kernel, (int)m, (int)n, (int)k, A, lda, B, ldb, C, ldc, accumulate, s);
   return (int)gs_mm_run<double>(kernel, (int)m, (int)n, (int)k, A, lda, B, ldb, C, ldc, accumulate, s);

@@ -1,8 +1,9 @@
 /* The matmul launcher of cuda/ on a GPU (gs_matmul_kernels_launch): every kernel x dtype (float,
- * double; cublas-tf32 float only) on ragged sizes (1x1x1 .. 515x777x260, several 128 x 128 blocks
+ * double; cublas-tf32 and tc32 float only, dmma double only) on ragged sizes (1x1x1 .. 515x777x260, several 128 x 128 blocks
  * of the SIMT tiling, a k = 0 case, a matrix taller than one launch's 65535 tile rows), minimal and
  * padded leading dimensions, aligned and misaligned B and C (the SIMT kernel's vector and scalar
- * paths), overwrite and accumulate, against a long double CPU product:
+ * paths; the tensor-core kernels' 16-byte copies need A, B, lda and ldb aligned, else they copy
+ * elements: odd lda and a misaligned B take that path), overwrite and accumulate, against a long double CPU product:
  *   - integer-valued inputs (small integers, the seed's a = 2j + i, b = j - i): every partial sum
  *     is an integer below 2^24, exact in float and in TF32 products, so the result must be exact;
  *   - random inputs in [-1, 1]: |C - ref| <= scale * (sum_p |a_ip b_pj| + |C0|) with scale
@@ -67,7 +68,8 @@ static const struct kern g_kerns[] = {
     {GS_MK_GLOBAL, "global", 1, 1, 1, 0}, {GS_MK_SMEM1, "smem1", 1, 1, 1, 0},
     {GS_MK_SMEM2, "smem2", 1, 1, 1, 0},   {GS_MK_SMEM3, "smem3", 1, 1, 1, 0},
     {GS_MK_SMEM4, "smem4", 1, 1, 1, 0},   {GS_MK_SMEM5, "smem5", 1, 1, 1, 0},
-    {GS_MK_SIMT, "simt", 1, 1, 1, 0},
+    {GS_MK_SIMT, "simt", 1, 1, 1, 0},     {GS_MK_DMMA, "dmma", 0, 1, 1, 0},
+    {GS_MK_TC32, "tc32", 1, 0, 1, 1},
 #ifdef GS_HAVE_CUBLAS
     {GS_MK_CUBLAS, "cublas", 1, 1, 0, 0}, {GS_MK_CUBLAS_TF32, "cublas-tf32", 1, 0, 0, 1},
 #endif
@@ -323,6 +325,9 @@ static const struct mm_case g_cases[] = {
     {515, 777, 260, 260, 777, 777, 0, 0, 0, KIND_INT}, /* 5 x 7 SIMT blocks, 33 k-tiles */
     {515, 777, 260, 264, 780, 780, 0, 0, 0, KIND_RANDOM},
     {515, 777, 260, 260, 777, 777, 0, 0, 1, KIND_RANDOM},
+    /* 9 tile rows of 128: the tensor-core kernels' block groups of 8 tile rows and a remainder */
+    {1100, 600, 200, 200, 600, 600, 0, 0, 0, KIND_INT},
+    {1100, 600, 200, 204, 608, 604, 0, 0, 1, KIND_RANDOM},
     {65535u * 128 + 33, 1, 2, 2, 1, 1, 0, 0, 0, KIND_INT}, /* more tile rows than one launch's grid */
 };
 #define NCASES ((int)(sizeof g_cases / sizeof *g_cases))
@@ -384,6 +389,8 @@ static const struct bad_call g_bad[] = {
     {"kernel GS_MK_COUNT", GS_MK_COUNT, GS_DTYPE_FLOAT, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0},
     {"kernel -3", -3, GS_DTYPE_FLOAT, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0},
     {"cublas-tf32 with double", GS_MK_CUBLAS_TF32, GS_DTYPE_DOUBLE, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0},
+    {"tc32 with double", GS_MK_TC32, GS_DTYPE_DOUBLE, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0},
+    {"dmma with float", GS_MK_DMMA, GS_DTYPE_FLOAT, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0},
     {"dtype int32", UNDER_TEST, GS_DTYPE_INT32, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0},
     {"dtype GS_DTYPE_COUNT", UNDER_TEST, GS_DTYPE_COUNT, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0},
     {"A NULL", UNDER_TEST, GS_DTYPE_FLOAT, 4, 4, 4, 4, 4, 4, 1, 0, 0, 0},
@@ -401,13 +408,22 @@ static const struct bad_call g_bad[] = {
     {"ldc > INT_MAX", UNDER_TEST, GS_DTYPE_DOUBLE, 4, 4, 4, 4, 4, (uint64_t)INT_MAX + 1, 0, 0, 0, 0},
 };
 
+/* The dtype a bad call on the kernel under test uses: its own float or double, where the kernel
+ * runs only the other one (so the call is refused for the fault it names, not for the dtype). */
+static int bad_dtype(const struct kern *kn, const struct bad_call *b) {
+  if (b->kernel != UNDER_TEST) return b->dtype;
+  if (b->dtype == GS_DTYPE_FLOAT && !kn->floats) return GS_DTYPE_DOUBLE;
+  if (b->dtype == GS_DTYPE_DOUBLE && !kn->doubles) return GS_DTYPE_FLOAT;
+  return b->dtype;
+}
+
 static void check_one_bad(struct gs_cuda_ctx *ctx, const struct kern *kn, const struct bad_call *b, void *buf,
                           cudaStream_t st) {
   const unsigned char pattern = 0x5a;
   CK(cudaMemset(buf, pattern, 4096));
   const int kernel = b->kernel == UNDER_TEST ? kn->id : b->kernel;
   const int e =
-      gs_matmul_kernels_launch(b->null_ctx ? NULL : ctx, kernel, b->dtype, b->m, b->n, b->k, b->null_a ? NULL : buf,
+      gs_matmul_kernels_launch(b->null_ctx ? NULL : ctx, kernel, bad_dtype(kn, b), b->m, b->n, b->k, b->null_a ? NULL : buf,
                                b->lda, b->null_b ? NULL : buf, b->ldb, b->null_c ? NULL : buf, b->ldc, 0, st);
   CK(cudaStreamSynchronize(st));
   const cudaError_t left = cudaGetLastError();
@@ -439,11 +455,12 @@ static void check_empty(struct gs_cuda_ctx *ctx, cudaStream_t st) {
   CK(cudaMalloc(&buf, 4096));
   for (int q = 0; q < NKERNS; ++q) {
     const struct kern *kn = &g_kerns[q];
+    const int t = kn->floats ? GS_DTYPE_FLOAT : GS_DTYPE_DOUBLE;
     char what[128];
     snprintf(what, sizeof what, "%s: m = 0 or n = 0 is a success, empty matrices NULL", kn->name);
-    const int e1 = gs_matmul_kernels_launch(ctx, kn->id, GS_DTYPE_FLOAT, 0, 5, 5, NULL, 5, buf, 5, NULL, 5, 0, st);
-    const int e2 = gs_matmul_kernels_launch(ctx, kn->id, GS_DTYPE_FLOAT, 5, 0, 5, buf, 5, NULL, 0, NULL, 0, 1, st);
-    const int e3 = gs_matmul_kernels_launch(ctx, kn->id, GS_DTYPE_FLOAT, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, st);
+    const int e1 = gs_matmul_kernels_launch(ctx, kn->id, t, 0, 5, 5, NULL, 5, buf, 5, NULL, 5, 0, st);
+    const int e2 = gs_matmul_kernels_launch(ctx, kn->id, t, 5, 0, 5, buf, 5, NULL, 0, NULL, 0, 1, st);
+    const int e3 = gs_matmul_kernels_launch(ctx, kn->id, t, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, st);
     CK(cudaStreamSynchronize(st));
     expect(e1 == 0 && e2 == 0 && e3 == 0 && cudaGetLastError() == cudaSuccess, what);
   }
