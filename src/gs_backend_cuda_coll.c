@@ -72,7 +72,7 @@ static gs_coll *gs_coll_open(gs_ctx *c, MPI_Comm comm, char *why, size_t why_siz
   GS_CHECK_MPI(&c->where, MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
   if (!ok) snprintf(why, why_size, "ncclCommInitRank on rank %d of %d: %s", k->rank, k->size, ncclGetErrorString(r));
   GS_CHECK_MPI(&c->where, MPI_Bcast(why, (int)why_size, MPI_CHAR, first, comm));
-  if (ok) ncclCommDestroy(k->comm);
+  if (ok) ncclCommAbort(k->comm); /* local: a peer without a communicator cannot join a destroy */
   free(k);
   return NULL;
 }
