@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gs_backend_cuda.h"
 #include "gs_types.h"
@@ -30,6 +31,7 @@ static _Noreturn void gs_coll_die(gs_ctx *c, gs_coll *k, const char *call, const
                                   int line) {
   char text[GS_MSG_MAX];
   snprintf(text, sizeof text, "%s%s", why, k && k->comm ? " (NCCL communicator aborted)" : "");
+  alarm(2 * GS_ERROR_ABORT_S); /* an abort that hangs (a proxy thread stuck on a dead peer) ends here */
   if (k && k->comm) ncclCommAbort(k->comm);
   if (k) k->comm = NULL;
   gs_error_die(&c->where, call, text, file, line);
