@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gs_backend_cuda.h"
 #include "gs_types.h"
@@ -30,6 +31,7 @@ static _Noreturn void gs_coll_die(gs_ctx *c, gs_coll *k, const char *call, const
                                   int line) {
   char text[GS_MSG_MAX];
   snprintf(text, sizeof text, "%s%s", why, k && k->comm ? " (NCCL communicator aborted)" : "");
+  alarm(2 * GS_ERROR_ABORT_S); /* an abort that hangs (a proxy thread stuck on a dead peer) ends here */
   if (k && k->comm) ncclCommAbort(k->comm);
   if (k) k->comm = NULL;
   gs_error_die(&c->where, call, text, file, line);
@@ -72,7 +74,7 @@ static gs_coll *gs_coll_open(gs_ctx *c, MPI_Comm comm, char *why, size_t why_siz
   GS_CHECK_MPI(&c->where, MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
   if (!ok) snprintf(why, why_size, "ncclCommInitRank on rank %d of %d: %s", k->rank, k->size, ncclGetErrorString(r));
   GS_CHECK_MPI(&c->where, MPI_Bcast(why, (int)why_size, MPI_CHAR, first, comm));
-  if (ok) ncclCommDestroy(k->comm);
+  if (ok) ncclCommAbort(k->comm); /* local: a peer without a communicator cannot join a destroy */
   free(k);
   return NULL;
 }

@@ -57,6 +57,10 @@ static void gs_exchange_peers(struct gs_exchange *x, const struct gs_run *run, M
   x->npeers = 0;
   for (int i = 0; i < n; i++)
     if (i != me) x->peer_rank[x->npeers] = (int)all[2 * i], x->peer_pid[x->npeers++] = (pid_t)all[2 * i + 1];
+  /* A live peer this process cannot see (ranks in separate containers, another pid namespace) is
+   * never checked: its absence here must not read as its death later. */
+  for (int i = 0; i < x->npeers; i++)
+    if (kill(x->peer_pid[i], 0) != 0 && errno == ESRCH) x->peer_pid[i] = 0;
   /* Two ranks on one GPU (--gpu-share): NCCL refuses them, so auto must not try. */
   char(*pci)[GS_PCI_MAX] = calloc((size_t)n, GS_PCI_MAX);
   if (!pci) GS_DIE(x->where, "calloc", "out of memory");
@@ -76,7 +80,7 @@ static void gs_exchange_peers(struct gs_exchange *x, const struct gs_run *run, M
 /* A peer gone: a process of this node's ranks that no longer exists. NULL while all live. */
 static const char *gs_exchange_peer_gone(struct gs_exchange *x) {
   for (int i = 0; i < x->npeers; i++)
-    if (kill(x->peer_pid[i], 0) != 0 && errno == ESRCH) {
+    if (x->peer_pid[i] > 0 && kill(x->peer_pid[i], 0) != 0 && errno == ESRCH) {
       snprintf(x->gone, sizeof x->gone, "rank %d (pid %ld on this node) is gone", x->peer_rank[i],
                (long)x->peer_pid[i]);
       return x->gone;

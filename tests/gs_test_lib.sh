@@ -140,6 +140,7 @@ gs_kill_rank() {
     sleep 0.2
   done
   [ $ended = no ] && kill -9 $mp
+  [ -n "$left" ] && kill -9 $left 2>/dev/null # the ranks this test started, left behind
   wait $mp
   rc=$?
   cat "$kdir/out" >"${GS_KILL_LOG:-/dev/null}"
