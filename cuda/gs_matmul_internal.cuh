@@ -46,7 +46,7 @@ template <int PENDING> static __device__ __forceinline__ void gs_mm_cp_wait() {
  * already checked (gs_matmul_kernels_launch: sizes, leading dimensions, pointers, dtype) and
  * m, n, k > 0. cudaErrorNotSupported on a device older than the kernel needs (sm_80; sm_90 for
  * the m16n8 FP64 shapes). Returns the launch's error. */
-cudaError_t gs_matmul_tc_launch(const struct gs_cuda_ctx *c, int kernel, int m, int n, int k, const void *A,
-                                size_t lda, const void *B, size_t ldb, void *C, size_t ldc, int acc, cudaStream_t s);
+cudaError_t gs_matmul_tc_launch(const struct gs_cuda_ctx *c, int kernel, int m, int n, int k, const void *A, size_t lda,
+                                const void *B, size_t ldb, void *C, size_t ldc, int acc, cudaStream_t s);
 
 #endif

@@ -110,11 +110,11 @@ template <> struct gs_tc_cfg<float> {
 template <typename T> struct gs_tc : gs_tc_cfg<T> {
   using P = gs_tc_cfg<T>;
   static constexpr int THREADS = 32 * P::WARPS_M * P::WARPS_N;
-  static constexpr int WTM = P::BM / P::WARPS_M, WTN = P::BN / P::WARPS_N; /* warp tile */
-  static constexpr int MI = WTM / P::AM, NI = WTN / 8;                      /* fragments per warp tile */
+  static constexpr int WTM = P::BM / P::WARPS_M, WTN = P::BN / P::WARPS_N;      /* warp tile */
+  static constexpr int MI = WTM / P::AM, NI = WTN / 8;                          /* fragments per warp tile */
   static constexpr int NA = P::AM * P::AK / 32, NB = P::AK / 4, NC = P::AM / 4; /* registers per fragment */
   static constexpr int V = 16 / (int)sizeof(T);                                 /* elements per 16-byte copy */
-  static constexpr int LDA_S = P::BK + 4, LDB_S = P::BN + 32 / (int)sizeof(T);   /* padded row strides */
+  static constexpr int LDA_S = P::BK + 4, LDB_S = P::BN + 32 / (int)sizeof(T);  /* padded row strides */
   static constexpr int STAGE = P::BM * LDA_S + P::BK * LDB_S;                   /* elements per stage */
   static constexpr int SMEM = P::STAGES * STAGE * (int)sizeof(T);               /* bytes */
   static_assert(WTM % P::AM == 0 && WTN % 8 == 0 && P::BK % P::AK == 0, "warp tile of whole fragments");
@@ -122,9 +122,7 @@ template <typename T> struct gs_tc : gs_tc_cfg<T> {
   static_assert(P::STAGES >= 2, "a pipeline needs two stages");
 };
 
-template <typename T> struct gs_tc_acc {
-  T v[gs_tc<T>::MI][gs_tc<T>::NI][gs_tc<T>::NC];
-};
+template <typename T> struct gs_tc_acc { T v[gs_tc<T>::MI][gs_tc<T>::NI][gs_tc<T>::NC]; };
 
 /* ---- the mma instructions (D = A B + D in place) ------------------------------------------- */
 
@@ -151,8 +149,8 @@ static __device__ __forceinline__ void gs_tc_mma(double (&d)[4], const double (&
   asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, "
       "{%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
       : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
-      : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]),
-        "d"(b[1]), "d"(b[2]), "d"(b[3]));
+      : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]), "d"(b[1]),
+        "d"(b[2]), "d"(b[3]));
 #else
   __trap();
 #endif
@@ -233,8 +231,7 @@ static __device__ __forceinline__ gs_tc_src<T> gs_tc_src_init(int m, int n, int 
 
 /* VEC: the 16-byte copies of k-tile k0 into stage st; cp.async reads the chunk's elements inside
  * the matrix and zero-fills the rest. */
-template <typename T>
-static __device__ __forceinline__ void gs_tc_load_vec(T *st, const gs_tc_src<T> &s, int k0) {
+template <typename T> static __device__ __forceinline__ void gs_tc_load_vec(T *st, const gs_tc_src<T> &s, int k0) {
   using G = gs_tc<T>;
   using S = gs_tc_src<T>;
   const int kl = s.k - k0 - s.ca, acnt = kl < 0 ? 0 : (kl > G::V ? G::V : kl);
@@ -254,8 +251,7 @@ static __device__ __forceinline__ void gs_tc_load_vec(T *st, const gs_tc_src<T> 
 
 /* Element copies (A, B or a leading dimension not 16-byte aligned): A's tile (rows row0..,
  * columns k0..) and B's (rows k0.., columns col0..) into stage st, one element per copy. */
-template <typename T>
-static __device__ __forceinline__ void gs_tc_load_elem(T *st, const gs_tc_src<T> &s, int k0) {
+template <typename T> static __device__ __forceinline__ void gs_tc_load_elem(T *st, const gs_tc_src<T> &s, int k0) {
   using G = gs_tc<T>;
   constexpr int PA = G::BM * G::BK / G::THREADS, PB = G::BK * G::BN / G::THREADS;
 #pragma unroll 4 /* fully unrolled, the addresses spill registers */
@@ -410,8 +406,8 @@ static cudaError_t gs_tc_pick(int m, int n, int k, const void *A, size_t lda, co
              : gs_tc_run<T, false>(m, n, k, a, lda, b, ldb, c, ldc, acc, s);
 }
 
-cudaError_t gs_matmul_tc_launch(const struct gs_cuda_ctx *c, int kernel, int m, int n, int k, const void *A,
-                                size_t lda, const void *B, size_t ldb, void *C, size_t ldc, int acc, cudaStream_t s) {
+cudaError_t gs_matmul_tc_launch(const struct gs_cuda_ctx *c, int kernel, int m, int n, int k, const void *A, size_t lda,
+                                const void *B, size_t ldb, void *C, size_t ldc, int acc, cudaStream_t s) {
   int major = 0;
   const cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, c->device);
   if (e != cudaSuccess) return e;

@@ -9,8 +9,8 @@
 
 /* Every kernel name a backend may have for matmul: the seed's ladder (numbered 1..6), ours, the
  * cuBLAS baselines (cuda), and the CPU's omp. */
-const char *const gs_matmul_options_kernels[] = {"global", "smem1", "smem2",  "smem3",       "smem4", "smem5",
-                                                 "simt",   "dmma",  "tc32",   "cublas",      "cublas-tf32", "omp", NULL};
+const char *const gs_matmul_options_kernels[] = {"global", "smem1", "smem2",  "smem3",       "smem4", "smem5", "simt",
+                                                 "dmma",   "tc32",  "cublas", "cublas-tf32", "omp",   NULL};
 
 /* Matrix sides up to 2^31 - 1: a side is an int for every library below us (cuBLAS, MPI). */
 #define GS_MATMUL_SIDE_MAX INT32_MAX

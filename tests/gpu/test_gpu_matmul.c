@@ -1,9 +1,10 @@
 /* The matmul launcher of cuda/ on a GPU (gs_matmul_kernels_launch): every kernel x dtype (float,
- * double; cublas-tf32 and tc32 float only, dmma double only) on ragged sizes (1x1x1 .. 515x777x260, several 128 x 128 blocks
- * of the SIMT tiling, a k = 0 case, a matrix taller than one launch's 65535 tile rows), minimal and
- * padded leading dimensions, aligned and misaligned B and C (the SIMT kernel's vector and scalar
- * paths; the tensor-core kernels' 16-byte copies need A, B, lda and ldb aligned, else they copy
- * elements: odd lda and a misaligned B take that path), overwrite and accumulate, against a long double CPU product:
+ * double; cublas-tf32 and tc32 float only, dmma double only) on ragged sizes (1x1x1 ..
+ * 515x777x260 and 1100x600x200, several 128 x 128 blocks of the SIMT tiling, a k = 0 case, a
+ * matrix taller than one launch's 65535 tile rows), minimal and padded leading dimensions, aligned
+ * and misaligned B and C (the SIMT kernel's vector and scalar paths; the tensor-core kernels'
+ * 16-byte copies need A, B, lda and ldb aligned, else they copy elements: odd lda and a misaligned
+ * B take that path), overwrite and accumulate, against a long double CPU product:
  *   - integer-valued inputs (small integers, the seed's a = 2j + i, b = j - i): every partial sum
  *     is an integer below 2^24, exact in float and in TF32 products, so the result must be exact;
  *   - random inputs in [-1, 1]: |C - ref| <= scale * (sum_p |a_ip b_pj| + |C0|) with scale
@@ -422,9 +423,9 @@ static void check_one_bad(struct gs_cuda_ctx *ctx, const struct kern *kn, const 
   const unsigned char pattern = 0x5a;
   CK(cudaMemset(buf, pattern, 4096));
   const int kernel = b->kernel == UNDER_TEST ? kn->id : b->kernel;
-  const int e =
-      gs_matmul_kernels_launch(b->null_ctx ? NULL : ctx, kernel, bad_dtype(kn, b), b->m, b->n, b->k, b->null_a ? NULL : buf,
-                               b->lda, b->null_b ? NULL : buf, b->ldb, b->null_c ? NULL : buf, b->ldc, 0, st);
+  const int e = gs_matmul_kernels_launch(b->null_ctx ? NULL : ctx, kernel, bad_dtype(kn, b), b->m, b->n, b->k,
+                                         b->null_a ? NULL : buf, b->lda, b->null_b ? NULL : buf, b->ldb,
+                                         b->null_c ? NULL : buf, b->ldc, 0, st);
   CK(cudaStreamSynchronize(st));
   const cudaError_t left = cudaGetLastError();
   unsigned char h[4096];
