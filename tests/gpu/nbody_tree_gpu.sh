@@ -49,7 +49,11 @@ share=""
 e1=$(gs_mpirun 1 nbody $common --n 20000 --steps 10 --precision double | energy_at 10)
 out=$(gs_mpirun $many nbody $common $share --n 20000 --steps 10 --precision double)
 gs_verified "$out" "2 ranks"
-gs_near "2 ranks against 1: energy at step 10" "$(echo "$out" | energy_at 10)" "$e1" 1e-9
+# The GPU walk opens nodes for a group of 32 targets at once, and a slice boundary regroups
+# targets: 2 ranks agree with 1 within the tree's error, not bit for bit (the CPU tree, which
+# walks per body, does: tests/mpi/nbody_tree.sh). On an H200 they were 3.8e-7 apart, the tree
+# and the direct sum 7.6e-7.
+gs_near "2 ranks against 1: energy at step 10" "$(echo "$out" | energy_at 10)" "$e1" 2e-6
 echo "ok: 2 ranks $share"
 
 # Bitwise restart on the GPU.

@@ -358,12 +358,15 @@ static void test_clusters(struct gs_cuda_ctx *c)
 }
 
 /* A slice of the targets (i_first > 0), and padding targets of mass 0 past n (at the origin as
- * the driver places them, and one far outside the box), taken in index order after the rest. */
+ * the driver places them, and one far outside the box), taken in index order after the rest. The
+ * sphere is centred off the origin: at its centre |a| is nearly 0 and a relative error means
+ * nothing. The 95 padding targets at one point share one error, which then is the 99th
+ * percentile of the padded checks: one sample of the distribution, held to the max bound. */
 static void test_slices(struct gs_cuda_ctx *c)
 {
   for (int prec = 0; prec < 2; ++prec) {
     struct input in = make_input(4000, 4096, prec);
-    plummer(in.b, 0, 4000, 1.0, 0, 0, 0, 1.0);
+    plummer(in.b, 0, 4000, 1.0, 0.6, -0.5, 0.4, 1.0);
     in.b[4 * 4095] = 50; in.b[4 * 4095 + 1] = -80; in.b[4 * 4095 + 2] = 30; /* far outside */
     round_to(&in);
     struct gs_tree_args a = tree_args(&in);
@@ -373,10 +376,10 @@ static void test_slices(struct gs_cuda_ctx *c)
     check(c, &in, a, 3e-3, 2e-2, 3e-3, what);
     a.i_first = 3000; a.i_count = 1096;
     snprintf(what, sizeof what, "slice with padding 3000+1096 prec %d", prec);
-    check(c, &in, a, 3e-3, 2e-2, 3e-3, what);
+    check(c, &in, a, 2e-2, 2e-2, 3e-3, what);
     a.i_first = 4000; a.i_count = 96;
     snprintf(what, sizeof what, "padding only 4000+96 prec %d", prec);
-    check(c, &in, a, 3e-3, 2e-2, 3e-3, what);
+    check(c, &in, a, 2e-2, 2e-2, 3e-3, what);
     free(in.b);
   }
 }
