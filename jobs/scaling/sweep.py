@@ -18,6 +18,8 @@ Examples:
   sweep.py --gpus 1,2,4,8 --repeats 3                        # reduce, both sweeps, mpirun
   sweep.py --workload nbody --kind strong --strong-size 2^20  # inside sbatch/salloc: srun
   sweep.py --backend cpu --gpus 1,2 --mpirun-args "--oversubscribe" -- --iters 2 --kernel omp
+  sweep.py --workload nbody --strong-size 2^24 --weak-size 2^22 --nbody-weak linear -- --solver tree
+                                                             # Barnes-Hut: O(N log N), bodies per GPU fixed
 
 Everything after "--" goes to every gpusim run. Exit status: 0 every run succeeded, 1 a run
 failed (the others still ran), 2 bad input, 77 the workload is not in this gpusim build.

@@ -18,7 +18,7 @@
 # Environment:
 #   GPUSIM              the gpusim binary [gpusim on PATH, else ./gpusim in the submit directory]
 #   NBODY_N, NBODY_STEPS, NBODY_DT, NBODY_EPS, NBODY_IC, NBODY_PRECISION, NBODY_KERNEL,
-#   NBODY_OVERLAP, NBODY_EXCHANGE
+#   NBODY_OVERLAP, NBODY_EXCHANGE, NBODY_SOLVER (direct | tree), NBODY_THETA
 #                       each set one becomes gpusim nbody's --n, --steps, --dt, --eps, --ic,
 #                       --precision, --kernel, --overlap (on|off), --exchange (auto|nccl|cuda-mpi|
 #                       host, docs/cluster.md); unset: gpusim's default
