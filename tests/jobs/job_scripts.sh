@@ -19,9 +19,9 @@ pbs=$(ls "$jobs"/pbs/*.pbs)
 tslib=$jobs/tsubame/gs_tsubame.sh
 [ -f "$tslib" ] || gs_fail "no $tslib"
 tsubame=$(ls "$jobs"/tsubame/*.sh | grep -v '/gs_tsubame\.sh$')
-[ "$(echo $slurm | wc -w)" = 6 ] || gs_fail "want 6 SLURM scripts, found: $slurm"
-[ "$(echo $pbs | wc -w)" = 2 ] || gs_fail "want 2 PBS scripts, found: $pbs"
-[ "$(echo $tsubame | wc -w)" = 2 ] || gs_fail "want 2 TSUBAME scripts, found: $tsubame"
+[ "$(echo $slurm | wc -w)" = 7 ] || gs_fail "want 7 SLURM scripts, found: $slurm"
+[ "$(echo $pbs | wc -w)" = 3 ] || gs_fail "want 3 PBS scripts, found: $pbs"
+[ "$(echo $tsubame | wc -w)" = 3 ] || gs_fail "want 3 TSUBAME scripts, found: $tsubame"
 
 bench=$(ls "$jobs"/bench/*.sh)
 [ "$(echo $bench | wc -w)" -ge 5 ] || gs_fail "want 5 or more benchmark scripts, found: $bench"
@@ -199,10 +199,10 @@ printf '#!/bin/sh\necho "module $*" >>"%s"\n' "$tmp/module.log" >"$tmp/bin/modul
 chmod +x "$tmp/bin/module"
 sgevars() { V=(JOB_ID="$1" JOB_NAME=gpusim-test NHOSTS=1 SGE_O_WORKDIR="$tmp/tsubame" PATH="$tmp/bin:$PATH"
   GPUSIM_NPERNODE=2 GPUSIM_MPIRUN="$MPIEXEC" GPUSIM_MPIRUN_ARGS="$GS_MPIFLAGS"); }
-check_run() { # check_run NAME RC OUTDIR JOBID
+check_run() { # check_run NAME RC OUTDIR JOBID [WORKLOAD]
   [ "$2" = 0 ] || gs_fail "$1: exit status $2"
-  grep -q '^# verification: OK' "$3/reduce.out" || gs_fail "$1: not verified"
-  grep -q "^# job: 2 rank(s) on 1 node(s), job $4" "$3/reduce.out" || gs_fail "$1: want 2 ranks, job $4"
+  grep -q '^# verification: OK' "$3/${5:-reduce}.out" || gs_fail "$1: not verified"
+  grep -q "^# job: 2 rank(s) on 1 node(s), job $4" "$3/${5:-reduce}.out" || gs_fail "$1: want 2 ranks, job $4"
   awk -F, -v j="$4" 'NR > 1 && $6 == -1 && $8 == 2 && $3 == j {n++} END {exit !n}' "$3/results.csv" ||
     gs_fail "$1: no CSV job row for 2 ranks, job $4"
   echo "ok: $1"
@@ -217,6 +217,17 @@ out=$(env "${V[@]}" timeout 120 bash "$jobs/tsubame/reduce.sh" 2>&1)
 rc=$?
 echo "$out"
 check_run "tsubame/reduce.sh" $rc "$tmp/tsubame/results/gpusim-test-102" 102
+# matmul: SUMMA on the 2 ranks' 1 x 2 grid, rows and results like reduce's.
+pbsvars 111
+out=$(env "${V[@]}" GPUSIM_ARGS="--n 96 --iters 1" timeout 120 bash "$jobs/pbs/matmul.pbs" 2>&1)
+rc=$?
+echo "$out"
+check_run "pbs/matmul.pbs" $rc "$tmp/pbs/results/gpusim-test-111" 111.pbs.example matmul
+sgevars 112
+out=$(env "${V[@]}" GPUSIM_ARGS="--n 96 --iters 1" timeout 120 bash "$jobs/tsubame/matmul.sh" 2>&1)
+rc=$?
+echo "$out"
+check_run "tsubame/matmul.sh" $rc "$tmp/tsubame/results/gpusim-test-112" 112 matmul
 grep -q '^module load cuda openmpi$' "$tmp/module.log" || gs_fail "tsubame: no 'module load cuda openmpi'"
 echo "$out" | grep -q -- "-npernode 2 -np 2 " || gs_fail "tsubame: not mpirun -npernode 2 -np 2"
 
