@@ -34,13 +34,17 @@
 #define GS_TR_KEY_BITS 21
 #define GS_TR_DEPTH_MAX 96
 
-/* Walk stack, per warp, in internal nodes: the warp pops up to 32 at once while at most
- * GS_TR_STACK_PAR entries are held (a step then grows the stack by at most 32), one at a time
- * above that. One at a time is a depth-first walk, whose entries above GS_TR_STACK_PAR rise at
- * least one tree level per two entries of a pair, so the stack never holds more than
- * GS_TR_STACK_PAR + GS_TR_DEPTH_MAX + 2 entries: GS_TR_STACK has room for that, and the walk
- * traps (a launch error, never a silent overflow) should it ever not. */
+/* Walk stack, per warp, in internal nodes: the warp pops up to 32 at once, as many as keep the
+ * stack within GS_TR_STACK_PAR entries after their children are pushed (each pop pushes at most
+ * two), and one at a time once it holds GS_TR_STACK_PAR or more. One at a time is a depth-first
+ * walk, whose entries above GS_TR_STACK_PAR rise at least one tree level per two entries of a
+ * pair, so the stack never holds more than GS_TR_STACK_PAR + GS_TR_DEPTH_MAX + 2 entries:
+ * GS_TR_STACK has room for that, and the walk traps (a launch error, never a silent overflow)
+ * should it ever not. A walk whose frontier outgrows GS_TR_STACK_PAR loses its parallelism: the
+ * bound is a trade of shared memory (4 bytes a warp per entry) against that. */
+#ifndef GS_TR_STACK_PAR
 #define GS_TR_STACK_PAR 256
+#endif
 #define GS_TR_STACK (GS_TR_STACK_PAR + GS_TR_DEPTH_MAX + 32)
 
 /* Warps (groups of 32 targets) per block of the walk. */

@@ -308,8 +308,10 @@ static __device__ __forceinline__ int gs_tr_step(const gs_tr_walk_args<T> &p, gs
                                                  int &nc, gs_tr_lane<T> &t, gs_tr_group<T> &g)
 {
   const unsigned ln = gs_tr_lane_id();
-  /* up to 32 at a time while the stack is low; one (depth first, bounded) above that */
-  const int k = top + 32 <= GS_TR_STACK_PAR ? (top < 32 ? top : 32) : 1;
+  /* up to 32 at a time, as many as keep the stack within GS_TR_STACK_PAR once their children are
+   * pushed; one (depth first, bounded) when it is that full */
+  int k = top < 32 ? top : 32;
+  if (top + k > GS_TR_STACK_PAR) k = GS_TR_STACK_PAR - top > 1 ? GS_TR_STACK_PAR - top : 1;
   const bool mine = (int)ln < k;
   const uint32_t node = mine ? w.stack[top - k + (int)ln] : 0u;
   __syncwarp();
