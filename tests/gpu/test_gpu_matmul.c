@@ -35,27 +35,9 @@ int main(void) { return gs_gpu_skip("CPU-only build (configured without CUDA)");
 
 #include "gs_cuda.h"
 #include "gs_gpu_skip.h" /* again, for its CUDA part */
+#include "gs_gpu_check.h"
 #include "gs_types.h"
 
-static int g_pass, g_fail;
-
-static void expect(int ok, const char *what) {
-  if (ok) {
-    g_pass++;
-    return;
-  }
-  g_fail++;
-  if (g_fail <= 60) fprintf(stderr, "FAIL: %s\n", what);
-}
-
-/* xorshift so runs are reproducible */
-static uint64_t g_rng = 88172645463325252ull;
-static double urand(void) {
-  g_rng ^= g_rng << 13;
-  g_rng ^= g_rng >> 7;
-  g_rng ^= g_rng << 17;
-  return (double)(g_rng >> 11) * (1.0 / 9007199254740992.0);
-}
 
 #define GUARD 64       /* elements after each matrix: NaN (A, B), sentinel (C) */
 #define SENT (-777.25) /* C's padding and guard: no product of these inputs is this */

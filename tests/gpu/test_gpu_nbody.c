@@ -19,23 +19,7 @@ int main(void) { return gs_gpu_skip("CPU-only build (configured without CUDA)");
 
 #include "gs_cuda.h"
 #include "gs_gpu_skip.h" /* again, for its CUDA part */
-
-static int g_pass, g_fail;
-
-static void expect(int ok, const char *what)
-{
-  if (ok) { g_pass++; return; }
-  g_fail++;
-  if (g_fail <= 40) fprintf(stderr, "FAIL: %s\n", what);
-}
-
-/* xorshift so runs are reproducible */
-static uint64_t g_rng = 88172645463325252ull;
-static double urand(void)
-{
-  g_rng ^= g_rng << 13; g_rng ^= g_rng >> 7; g_rng ^= g_rng << 17;
-  return (double)(g_rng >> 11) * (1.0 / 9007199254740992.0);
-}
+#include "gs_gpu_check.h"
 
 static const double G = 1.5, EPS2 = 1e-2, CUT2 = 2e-3;
 
