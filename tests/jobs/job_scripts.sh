@@ -203,6 +203,7 @@ check_run() { # check_run NAME RC OUTDIR JOBID [WORKLOAD]
   [ "$2" = 0 ] || gs_fail "$1: exit status $2"
   grep -q '^# verification: OK' "$3/${5:-reduce}.out" || gs_fail "$1: not verified"
   grep -q "^# job: 2 rank(s) on 1 node(s), job $4" "$3/${5:-reduce}.out" || gs_fail "$1: want 2 ranks, job $4"
+  [ "${5:-reduce}" != matmul ] || grep -q '^# SUMMA: 1 x 2 process grid' "$3/matmul.out" || gs_fail "$1: not a SUMMA run on 2 ranks"
   awk -F, -v j="$4" 'NR > 1 && $6 == -1 && $8 == 2 && $3 == j {n++} END {exit !n}' "$3/results.csv" ||
     gs_fail "$1: no CSV job row for 2 ranks, job $4"
   echo "ok: $1"
