@@ -91,7 +91,8 @@ gs_run() {
     --csv "$GS_OUTDIR/results.csv" --json "$GS_OUTDIR/$tag.json" "$@")
   case $GPUSIM_FORWARD_USR1 in
     yes | no) gs_forward=$GPUSIM_FORWARD_USR1 ;;
-    *) if "$GPUSIM" "$sub" --help 2>&1 | grep -q USR1; then gs_forward=yes; else gs_forward=no; fi ;;
+    # grep reads all of --help: with pipefail, grep -q stopping early could kill gpusim (SIGPIPE).
+    *) if "$GPUSIM" "$sub" --help 2>&1 | grep USR1 >/dev/null; then gs_forward=yes; else gs_forward=no; fi ;;
   esac
   env | grep -E '^(JOB_|NHOSTS=|NSLOTS=|PE_HOSTFILE=|SGE_|GPUSIM|CUDA_VISIBLE_DEVICES=|OMP_)' | sort >"$GS_OUTDIR/$tag.env"
   gs_log "job ${JOB_ID:-none}: $GS_NNODES node(s), $GS_NRANKS rank(s), results in $GS_OUTDIR"

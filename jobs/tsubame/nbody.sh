@@ -79,7 +79,7 @@ export OMPI_MCA_odls_base_sigkill_timeout=${OMPI_MCA_odls_base_sigkill_timeout:-
 # ---- end of the Open MPI SIGTERM setting ----
 # Checkpoints into this job's directory; NBODY_RESTART resumes (gpusim checks that N, dt, eps,
 # the initial conditions and the precision match the checkpoint's).
-if "$GPUSIM" nbody --help 2>&1 | grep -q -- --restart; then
+if "$GPUSIM" nbody --help 2>&1 | grep -- --restart >/dev/null; then
   GS_NBODY_ARGS+=(--output "${NBODY_OUTPUT:-$GS_OUTDIR/nbody-out}")
   [ -z "${NBODY_RESTART:-}" ] || GS_NBODY_ARGS+=(--restart "$NBODY_RESTART")
 elif [ -n "${NBODY_RESTART:-}${NBODY_OUTPUT:-}" ]; then
