@@ -11,6 +11,13 @@ trap 'rm -rf "$tmp"' EXIT
 common="--backend cuda --iters 1 --progress off --solver tree"
 energy_at() { awk -v s="$1" '$1 == s && NF == 8 { print $5 }'; }
 hash_of() { sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p'; }
+# ran NAME ARGS...: gs_mpirun ARGS with its output in $tmp/NAME; a nonzero exit fails the test
+# (gpusim piped straight into awk would lose it).
+ran() {
+  name=$1
+  shift
+  gs_mpirun "$@" >"$tmp/$name" || { rc=$?; cat "$tmp/$name"; gs_fail "$name: exit $rc"; }
+}
 
 for prec in single double; do
   for ic in plummer disk; do
@@ -36,8 +43,10 @@ echo "ok: coincident bodies"
 
 # The tree's energy after 10 steps against the direct solver's.
 for prec in single double; do
-  d=$(gs_mpirun 1 nbody --backend cuda --iters 1 --progress off --n 20000 --steps 10 --precision $prec --kernel 8 | energy_at 10)
-  t=$(gs_mpirun 1 nbody $common --n 20000 --steps 10 --precision $prec | energy_at 10)
+  ran direct 1 nbody --backend cuda --iters 1 --progress off --n 20000 --steps 10 --precision $prec --kernel 8
+  d=$(energy_at 10 <"$tmp/direct")
+  ran tree 1 nbody $common --n 20000 --steps 10 --precision $prec
+  t=$(energy_at 10 <"$tmp/tree")
   gs_near "$prec: energy at step 10, tree against direct" "$t" "$d" 5e-4
   echo "ok: $prec: E(tree) = $t, E(direct) = $d"
 done
@@ -46,7 +55,8 @@ done
 many=2
 share=""
 [ "$(gs_gpus)" -lt 2 ] && share=--gpu-share
-e1=$(gs_mpirun 1 nbody $common --n 20000 --steps 10 --precision double | energy_at 10)
+ran one 1 nbody $common --n 20000 --steps 10 --precision double
+e1=$(energy_at 10 <"$tmp/one")
 out=$(gs_mpirun $many nbody $common $share --n 20000 --steps 10 --precision double)
 gs_verified "$out" "2 ranks"
 # The GPU walk opens nodes for a group of 32 targets at once, and a slice boundary regroups
@@ -58,10 +68,12 @@ echo "ok: 2 ranks $share"
 
 # Bitwise restart on the GPU.
 for prec in single double; do
-  whole=$(gs_mpirun 1 nbody $common --n 20000 --precision $prec --steps 20 | hash_of)
+  ran whole 1 nbody $common --n 20000 --precision $prec --steps 20
+  whole=$(hash_of <"$tmp/whole")
   gs_mpirun 1 nbody $common --n 20000 --precision $prec --steps 10 --checkpoint-every 10 --output "$tmp/$prec" >/dev/null ||
     gs_fail "$prec: 10 steps"
-  resumed=$(gs_mpirun 1 nbody --backend cuda --iters 1 --progress off --steps 20 --restart "$tmp/$prec" | hash_of)
+  ran resumed 1 nbody --backend cuda --iters 1 --progress off --steps 20 --restart "$tmp/$prec"
+  resumed=$(hash_of <"$tmp/resumed")
   [ -n "$whole" ] && [ "$whole" = "$resumed" ] || gs_fail "$prec: 20 steps give '$whole', 10 + restart + 10 give '$resumed'"
   echo "ok: $prec: GPU tree restart bitwise, state $whole"
 done
