@@ -131,10 +131,19 @@ size_t gs_tree_build_workspace(struct gs_cuda_ctx *c, const struct gs_tree_args 
  * coincident bodies included. */
 int gs_tree_build_launch(struct gs_cuda_ctx *c, const struct gs_tree_args *a, void *stream);
 
-/* Forces (and the potential with a->potential) on the targets from the tree in a->ws, built from
- * the same pos and n earlier on the same stream; adds the interactions to a->counts (if not NULL).
- * Deterministic: the same positions give bitwise the same results. */
+/* Forces (and the potential with a->potential) on the targets (a->targets) from the tree in
+ * a->ws, built from the same pos and n earlier on the same stream; adds the interactions and
+ * groups to a->counts (if not NULL). Deterministic: the same positions and targets give bitwise
+ * the same results. */
 int gs_tree_walk_launch(struct gs_cuda_ctx *c, const struct gs_tree_args *a, void *stream);
+
+/* gs_tree_ops.unsort (gs_backend.h) over the tree in a->ws. */
+int gs_tree_unsort_launch(struct gs_cuda_ctx *c, const struct gs_tree_args *a, const void *src, void *dst,
+                          uint64_t d_first, uint64_t d_count, void *stream);
+
+/* gs_tree_ops.bounds (gs_backend.h): group starts at or after want[0..m), synchronous on stream. */
+int gs_tree_bounds_launch(struct gs_cuda_ctx *c, const struct gs_tree_args *a, const uint64_t *want, uint64_t *got,
+                          int m, void *stream);
 
 /* ---- matrix multiply (gs_matmul_kernels.cu, gs_matmul_cublas.cu) ---- */
 

@@ -13,7 +13,9 @@
  *      right. The first to arrive leaves, so no thread ever waits for another (weak forward
  *      progress suffices: nothing depends on blocks being co-resident), and every node's sums
  *      are the same function of its children's whichever thread computes them: the same
- *      positions give bitwise the same tree. */
+ *      positions give bitwise the same tree;
+ *   6. the walk's groups: the largest nodes with at most GS_TR_GROUP bodies, numbered along the
+ *      sorted order (gid), so that a group is a compact cell of space. */
 #include <cub/cub.cuh>
 
 #include "gs_cuda.h"
@@ -267,6 +269,30 @@ gs_tr_moments(const gs_nb_vec_t<T> *__restrict__ spos, uint32_t n, const uint2 *
   }
 }
 
+/* Step 6: flag[s] = 1 where a group of the tree starts (flag zeroed before): the children of
+ * size <= GS_TR_GROUP of a node larger than that, or the root when the whole tree is that small.
+ * The groups partition the sorted positions; an inclusive sum of the flags numbers them. */
+static __global__ void __launch_bounds__(GS_TR_BLOCK)
+gs_tr_group_flags(const uint2 *__restrict__ child, const uint2 *__restrict__ range, uint32_t n,
+                  uint32_t *__restrict__ flag)
+{
+  const uint32_t k = blockIdx.x * GS_TR_BLOCK + threadIdx.x;
+  if (n < 2 || (k == 0 && range[0].y - range[0].x + 1 <= GS_TR_GROUP)) {
+    if (k == 0) flag[0] = 1;
+    return;
+  }
+  if (k >= n - 1) return;
+  const uint2 r = range[k];
+  if (r.y - r.x + 1 <= GS_TR_GROUP) return;
+  const uint2 c = child[k];
+  const uint32_t kids[2] = {c.x, c.y};
+  for (int h = 0; h < 2; ++h) {
+    const uint32_t id = kids[h];
+    const uint2 cr = id >= n - 1 ? make_uint2(id - (n - 1), id - (n - 1)) : range[id];
+    if (cr.y - cr.x + 1 <= GS_TR_GROUP) flag[cr.x] = 1;
+  }
+}
+
 /* ---- host side ------------------------------------------------------------------------------ */
 
 /* CUB's temporary bytes for sorting n (key, index) pairs (0 on error). */
@@ -280,12 +306,24 @@ static size_t gs_tr_sort_bytes(uint64_t n)
   return bytes;
 }
 
+/* CUB's temporary bytes for numbering the groups of n positions (0 on error). */
+static size_t gs_tr_scan_bytes(uint64_t n)
+{
+  size_t bytes = 0;
+  if (n < 1) return 0;
+  if (cub::DeviceScan::InclusiveSum(NULL, bytes, (const uint32_t *)NULL, (uint32_t *)NULL, (int)n) != cudaSuccess)
+    return 0;
+  return bytes ? bytes : 1;
+}
+
 extern "C" int gs_tree_build_layout(const struct gs_tree_args *a, struct gs_tr_layout *L)
 {
-  const size_t sort = gs_tr_sort_bytes(a->n), sel = gs_tree_walk_temp_bytes(a->n);
-  if ((a->n >= 2 && !sort) || (a->n >= 1 && !sel)) return 0;
-  gs_tr_layout_make(a->n, a->i_count, a->precision ? sizeof(gs_nb_double4) : sizeof(float4), sort > sel ? sort : sel,
-                    L);
+  const size_t sort = gs_tr_sort_bytes(a->n), sel = gs_tree_walk_temp_bytes(a->n, a->i_count);
+  const size_t scan = gs_tr_scan_bytes(a->n);
+  if ((a->n >= 2 && !sort) || (a->n >= 1 && (!sel || !scan))) return 0;
+  size_t temp = sort > sel ? sort : sel;
+  temp = temp > scan ? temp : scan;
+  gs_tr_layout_make(a->n, a->i_count, a->precision ? sizeof(gs_nb_double4) : sizeof(float4), temp, L);
   return 1;
 }
 
@@ -338,6 +376,15 @@ static cudaError_t gs_tr_build(const struct gs_tree_args *a, const gs_tr_layout 
                                                             gs_tr_at<V>(ws, L.qd), gs_tr_at<V>(ws, L.lo),
                                                             gs_tr_at<V>(ws, L.hi));
   }
+  /* 6: the arrival counters are spent; their array now flags the groups' first positions */
+  uint32_t *gflag = gs_tr_at<uint32_t>(ws, L.flag);
+  e = cudaMemsetAsync(gflag, 0, (size_t)n * sizeof(uint32_t), st);
+  if (e != cudaSuccess) return e;
+  gs_tr_group_flags<<<gs_tr_grid(n > 1 ? n - 1 : 1), GS_TR_BLOCK, 0, st>>>(
+      gs_tr_at<uint2>(ws, L.child), gs_tr_at<uint2>(ws, L.range), n, gflag);
+  size_t bytes = L.temp_bytes;
+  e = cub::DeviceScan::InclusiveSum(gs_tr_at<void>(ws, L.temp), bytes, gflag, gs_tr_at<uint32_t>(ws, L.gid), (int)n, st);
+  if (e != cudaSuccess) return e;
   return cudaGetLastError();
 }
 

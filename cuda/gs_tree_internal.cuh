@@ -49,12 +49,20 @@
 #endif
 #define GS_TR_STACK (GS_TR_STACK_PAR + GS_TR_DEPTH_MAX + 32)
 
-/* Warps (groups of 32 targets) per block of the walk. */
+/* Warps per block of the walk (each walks one group of targets at a time). */
 #ifndef GS_TR_WARPS
 #define GS_TR_WARPS 4
 #endif
 
+/* Most targets in a group, one per lane: the walk's groups are the largest nodes of the tree
+ * with at most this many bodies (gs_tree_build.cu), so a group is a compact Morton cell, never
+ * 32 consecutive bodies that straddle a boundary between two distant cells. */
+#define GS_TR_GROUP 32
+
 #define GS_TR_NONE 0xffffffffu
+
+/* Boundaries one launch of gs_tree_bounds_launch finds (more take several). */
+#define GS_TR_BOUNDS 24
 
 /* Byte offsets of the workspace's arrays (each 256-byte aligned). */
 struct gs_tr_layout {
@@ -68,9 +76,14 @@ struct gs_tr_layout {
   size_t child;    /* n uint2: the children of internal node k (node ids) */
   size_t range;    /* n uint2: the sorted bodies [first, last] under internal node k */
   size_t parent;   /* 2n uint32: the parent of every node id (GS_TR_NONE for the root) */
-  size_t flag;     /* n uint32: arrivals per internal node while moments go up the tree */
-  size_t tgt;      /* i_count uint32: the targets' body indices in walk order */
-  size_t nsel;     /* one uint64: CUB's count of selected targets */
+  size_t flag;     /* n uint32: arrivals per internal node while moments go up the tree, then the
+                    * first position of each group of the tree */
+  size_t gid;      /* n uint32: the group of the tree (1, 2, ...) of every sorted position */
+  size_t tgt;      /* i_count uint32: by index, the targets in walk order (a sorted position, or a
+                    * padding body's index >= n) */
+  size_t gstart;   /* i_count uint32: the first target of each group of the walk */
+  size_t nsel;     /* uint32 counters: [0] targets selected, [1] groups, [2] groups taken; then
+                    * from byte 64, GS_TR_BOUNDS uint64 group starts (gs_tree_bounds_launch) */
   size_t temp;     /* CUB's temporary storage (sort in build, select in walk) */
   size_t temp_bytes;
   size_t total;
@@ -78,7 +91,10 @@ struct gs_tr_layout {
 
 static inline size_t gs_tr_align(size_t b) { return (b + 255) / 256 * 256; }
 
-/* The layout for n bodies, i_count targets, vectors of vbytes and CUB temporaries of temp bytes. */
+/* The layout for n bodies, i_count targets, vectors of vbytes and CUB temporaries of temp bytes.
+ * Everything the build writes lies before tgt, at offsets that depend on n alone: a walk of fewer
+ * targets than the workspace was sized for (one rank's run of the order) finds the tree where the
+ * build left it, and lays out its own arrays (tgt .. temp) within the same bytes. */
 static inline void gs_tr_layout_make(uint64_t n, uint64_t i_count, size_t vbytes, size_t temp,
                                      struct gs_tr_layout *L)
 {
@@ -98,7 +114,9 @@ static inline void gs_tr_layout_make(uint64_t n, uint64_t i_count, size_t vbytes
   L->range = o;   o += gs_tr_align(nn * 8);
   L->parent = o;  o += gs_tr_align(2 * nn * 4);
   L->flag = o;    o += gs_tr_align(nn * 4);
+  L->gid = o;     o += gs_tr_align(nn * 4);
   L->tgt = o;     o += gs_tr_align((i_count ? (size_t)i_count : 1) * 4);
+  L->gstart = o;  o += gs_tr_align((i_count ? (size_t)i_count : 1) * 4);
   L->nsel = o;    o += 256;
   L->temp = o;    o += gs_tr_align(temp ? temp : 1);
   L->temp_bytes = temp;
@@ -132,6 +150,7 @@ static inline bool gs_tr_sizes_ok(const struct gs_tree_args *a)
 static inline bool gs_tr_args_ok(const struct gs_tree_args *a)
 {
   if (!a || (a->precision != 0 && a->precision != 1) || !gs_tr_sizes_ok(a)) return false;
+  if (a->targets != GS_TREE_BY_INDEX && a->targets != GS_TREE_BY_ORDER) return false;
   if (a->law != GS_LAW_PLUMMER && a->law != GS_LAW_CUTOFF) return false;
   const double len = a->law == GS_LAW_PLUMMER ? a->eps2 : a->cut2;
   const double tiny = a->precision ? 2.3e-308 : 1.2e-38; /* a normal number: rsqrt flushes denormals */
@@ -153,9 +172,9 @@ static __device__ __forceinline__ gs_nb_double4 gs_tr_ldcg(const gs_nb_double4 *
   return v;
 }
 
-/* The CUB temporary bytes the walk's target selection needs for n bodies (gs_tree_walk.cu; 0 on
- * error). */
-extern "C" size_t gs_tree_walk_temp_bytes(uint64_t n);
+/* The CUB temporary bytes the walk's selections need for n bodies and i_count targets
+ * (gs_tree_walk.cu; 0 on error). */
+extern "C" size_t gs_tree_walk_temp_bytes(uint64_t n, uint64_t i_count);
 
 /* The workspace layout for a (gs_tree_build.cu): build and walk both take it from here. Returns 0
  * when CUB could not size its temporaries. */

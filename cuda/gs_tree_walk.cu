@@ -1,9 +1,17 @@
 /* gs_tree_walk.cu: the force half of the Barnes-Hut solver of gs_cuda.h (gs_tree_walk_launch),
  * over the tree gs_tree_build.cu left in the workspace (gs_tree_internal.cuh).
- *   - Targets in Morton order: the sorted body order filtered to the slice [i_first, i_first +
- *     i_count) (cub::DeviceSelect, stable), then the targets past n (padding) in index order.
- *   - One warp per group of 32 consecutive targets: it walks the tree once for all of them,
- *     testing each node against the group's bounding box. It pops up to 32 nodes at a time off a
+ *   - Targets in Morton order: by index, the sorted body order filtered to the slice [i_first,
+ *     i_first + i_count) (cub::DeviceSelect, stable), then the targets past n (padding) in index
+ *     order; by order, the sorted positions [i_first, i_first + i_count) themselves.
+ *   - Groups: consecutive targets in one group of the tree (the largest nodes of at most
+ *     GS_TR_GROUP bodies, gs_tree_build.cu), so a group is a compact cell; padding goes by 32.
+ *     Grouping 32 consecutive targets instead let a group straddle two distant cells, and its box
+ *     then overlapped (and opened down to the leaves) everything between them.
+ *   - Persistent warps take the groups in Morton order off an atomic counter, one group at a
+ *     time, so an expensive group holds up one warp and not a block's share of the grid; a
+ *     group's result does not depend on which warp takes it.
+ *   - A warp walks the tree once for its group's targets (one per lane), testing each node
+ *     against the group's bounding box. It pops up to 32 nodes at a time off a
  *     shared-memory stack, one per lane, and each lane sorts its node: accepted whole (far by the
  *     opening test, and not overlapping the group), a leaf bucket (<= leaf bodies) taken body by
  *     body, or opened (internal children pushed, leaf children taken as bodies).
@@ -24,6 +32,7 @@
  * own body: a node that holds it overlaps the group's box and is opened, unless its bodies all sit
  * at one point (then its monopole is exact and holds the self pair: gs_tr_fate). */
 #include <cub/cub.cuh>
+#include <thrust/iterator/counting_iterator.h>
 
 #include "gs_cuda.h"
 #include "gs_tree_internal.cuh"
@@ -31,12 +40,14 @@
 /* Everything a walk reads, by value (a kernel parameter). */
 template <typename T>
 struct gs_tr_walk_args {
-  const gs_nb_vec_t<T> *pos, *spos, *cm, *qd, *lo, *hi;
+  const gs_nb_vec_t<T> *pos, *spos, *cm, *qd, *lo, *hi, *aold;
   const uint2 *child, *range;
-  const uint32_t *tgt;
+  const uint32_t *tgt, *idx, *gstart;
+  uint32_t *cnt;  /* the layout's counters: [1] groups, [2] groups taken */
   gs_nb_vec_t<T> *acc;
   uint64_t i_first;
-  uint32_t i_count, n, leaf;
+  uint32_t ntgt, n, leaf;  /* targets in the walk order */
+  int by_order;  /* GS_TREE_BY_ORDER */
   int rel;  /* the relative opening test (else the geometric one) */
   T G, e2, cut2, theta2, alpha;
   unsigned long long *counts;
@@ -236,14 +247,25 @@ static __device__ __forceinline__ T gs_tr_wmax(T v)
   return v;
 }
 
-/* The lane's target (walk position k; lanes past the targets copy lane 0's position and add
- * nothing to the box), and the group's box and smallest |a_old| over real bodies (i < n). */
+/* Walk position k's entry: by order the sorted position i_first + k, by index tgt[k] (a sorted
+ * position, or a padding body's index >= n). */
 template <typename T>
-static __device__ __forceinline__ void gs_tr_group_init(const gs_tr_walk_args<T> &p, uint32_t k, uint32_t i,
-                                                        gs_tr_lane<T> &t, gs_tr_group<T> &g)
+static __device__ __forceinline__ uint32_t gs_tr_entry(const gs_tr_walk_args<T> &p, uint32_t k)
 {
-  const bool valid = k < p.i_count;
-  gs_nb_vec_t<T> q = p.pos[i];
+  return p.by_order ? (uint32_t)p.i_first + k : p.tgt[k];
+}
+
+/* The lane's target (walk position k, valid below end; the others copy lane 0's position and add
+ * nothing to the box): entry e, body i; the group's box and smallest |a_old| over real bodies. */
+template <typename T>
+static __device__ __forceinline__ void gs_tr_group_init(const gs_tr_walk_args<T> &p, uint32_t k, uint32_t end,
+                                                        uint32_t &e, uint32_t &i, gs_tr_lane<T> &t,
+                                                        gs_tr_group<T> &g)
+{
+  const bool valid = k < end;
+  e = gs_tr_entry(p, valid ? k : k - gs_tr_lane_id());
+  i = e < p.n ? p.idx[e] : e;
+  const gs_nb_vec_t<T> q = e < p.n ? p.spos[e] : p.pos[e];
   t.x = __shfl_sync(~0u, q.x, 0), t.y = __shfl_sync(~0u, q.y, 0), t.z = __shfl_sync(~0u, q.z, 0);
   if (valid) t.x = q.x, t.y = q.y, t.z = q.z;
   t.m = valid ? q.w : T(0);
@@ -251,12 +273,11 @@ static __device__ __forceinline__ void gs_tr_group_init(const gs_tr_walk_args<T>
   g.lx = gs_tr_wmin(t.x), g.ly = gs_tr_wmin(t.y), g.lz = gs_tr_wmin(t.z);
   g.hx = gs_tr_wmax(t.x), g.hy = gs_tr_wmax(t.y), g.hz = gs_tr_wmax(t.z);
   g.live = __popc(__ballot_sync(~0u, valid));
-  g.bb = g.bc = 0;
   g.amin = 0;
   if (p.rel) {
     T a = sizeof(T) == 8 ? T(1e300) : T(3e38);
     if (valid && i < p.n) {
-      const gs_nb_vec_t<T> o = p.acc[i - p.i_first];
+      const gs_nb_vec_t<T> o = p.by_order ? p.aold[i] : p.acc[i - p.i_first];
       a = sqrt(o.x * o.x + o.y * o.y + o.z * o.z);
     }
     g.amin = gs_tr_wmin(a);
@@ -344,20 +365,16 @@ static __device__ __forceinline__ int gs_tr_step(const gs_tr_walk_args<T> &p, gs
   return gs_tr_push(w.stack, top, open, ch, p.n);
 }
 
-/* One warp per group of 32 targets in walk order. */
+/* One group, the walk positions [b, end) (at most 32): its forces into acc. */
 template <typename T, int LAW, bool POT>
-static __global__ void __launch_bounds__(GS_TR_WARPS * 32)
-gs_tr_walk_kernel(const gs_tr_walk_args<T> p)
+static __device__ __forceinline__ void gs_tr_walk_group(const gs_tr_walk_args<T> &p, gs_tr_warp_mem &w, uint32_t b,
+                                                        uint32_t end, gs_tr_group<T> &g)
 {
-  __shared__ gs_tr_warp_mem mem[GS_TR_WARPS];
-  gs_tr_warp_mem &w = mem[threadIdx.x / 32];
   const unsigned ln = gs_tr_lane_id();
-  const uint32_t base = (blockIdx.x * GS_TR_WARPS + threadIdx.x / 32) * 32u;
-  if (base >= p.i_count) return; /* the whole warp */
-  const uint32_t k = base + ln, i = p.tgt[k < p.i_count ? k : base];
+  const uint32_t k = b + ln;
+  uint32_t e, i;
   gs_tr_lane<T> t;
-  gs_tr_group<T> g;
-  gs_tr_group_init<T>(p, k, i, t, g);
+  gs_tr_group_init<T>(p, k, end, e, i, t, g);
   int top = 0, nb = 0, nc = 0;
   if (p.n <= p.leaf) { /* the whole tree is one bucket (or empty) */
     if (ln < p.n) w.bl[ln] = ln;
@@ -370,37 +387,80 @@ gs_tr_walk_kernel(const gs_tr_walk_args<T> p)
   while (top > 0) top = gs_tr_step<T, LAW, POT>(p, w, top, nb, nc, t, g);
   gs_tr_flush_cells<T, POT>(p, w.cl, nc, t, g);
   gs_tr_flush_bodies<T, LAW, POT>(p, w.bl, nb, t, g);
-  if (ln == 0 && p.counts) {
-    atomicAdd(p.counts + GS_TREE_BODY_BODY, g.bb);
-    atomicAdd(p.counts + GS_TREE_BODY_CELL, g.bc);
-  }
-  if (k >= p.i_count) return;
+  __syncwarp();
+  if (k >= end) return;
   /* the self pair's m_i / eps, as the direct kernels take it out (gs_nb_self_fix) */
   if constexpr (POT && LAW == GS_LAW_PLUMMER)
     if (i < p.n) t.phi -= t.m * gs_nb_rsqrt_lean(p.e2);
   const T G = p.G;
-  p.acc[i - p.i_first] = gs_nb_make<T>(G * t.ax, G * t.ay, G * t.az, POT ? -G * t.phi : T(0));
+  p.acc[p.by_order ? k : i - p.i_first] = gs_nb_make<T>(G * t.ax, G * t.ay, G * t.az, POT ? -G * t.phi : T(0));
+}
+
+/* Persistent warps: each takes the next group off the counter until none is left. */
+template <typename T, int LAW, bool POT>
+static __global__ void __launch_bounds__(GS_TR_WARPS * 32)
+gs_tr_walk_kernel(const gs_tr_walk_args<T> p)
+{
+  __shared__ gs_tr_warp_mem mem[GS_TR_WARPS];
+  gs_tr_warp_mem &w = mem[threadIdx.x / 32];
+  const uint32_t groups = p.cnt[1];
+  gs_tr_group<T> g;
+  g.bb = g.bc = 0;
+  unsigned long long walked = 0;
+  for (;;) {
+    uint32_t q = 0;
+    if (gs_tr_lane_id() == 0) q = atomicAdd(p.cnt + 2, 1u);
+    q = __shfl_sync(~0u, q, 0);
+    if (q >= groups) break;
+    const uint32_t b = p.gstart[q], end = q + 1 < groups ? p.gstart[q + 1] : p.ntgt;
+    gs_tr_walk_group<T, LAW, POT>(p, w, b, end, g);
+    ++walked;
+  }
+  if (gs_tr_lane_id() == 0 && p.counts) {
+    atomicAdd(p.counts + GS_TREE_BODY_BODY, g.bb);
+    atomicAdd(p.counts + GS_TREE_BODY_CELL, g.bc);
+    atomicAdd(p.counts + GS_TREE_GROUPS, walked);
+  }
 }
 
 /* ---- host side ------------------------------------------------------------------------------ */
 
 namespace {
-/* CUB's selection predicate: a body index within the targets [first, first + count). */
+/* CUB's target predicate (by index): sorted position s holds a body of [first, first + count). */
 struct gs_tr_in_slice {
+  const uint32_t *idx;
   uint32_t first, count;
-  __host__ __device__ __forceinline__ bool operator()(uint32_t i) const { return i - first < count; }
+  __host__ __device__ __forceinline__ bool operator()(uint32_t s) const { return idx[s] - first < count; }
+};
+
+/* CUB's group predicate: walk position k starts a group (its group of the tree, or its padding
+ * block of 32, differs from position k - 1's). */
+struct gs_tr_starts {
+  const uint32_t *tgt, *gid;
+  uint32_t first, n;
+  int by_order;
+  __device__ __forceinline__ uint32_t key(uint32_t k) const
+  {
+    const uint32_t e = by_order ? first + k : tgt[k];
+    return e < n ? gid[e] : 0x80000000u + (e - n) / GS_TR_GROUP;
+  }
+  __device__ __forceinline__ bool operator()(uint32_t k) const { return k == 0 || key(k) != key(k - 1); }
 };
 } // namespace
 
-extern "C" size_t gs_tree_walk_temp_bytes(uint64_t n)
+extern "C" size_t gs_tree_walk_temp_bytes(uint64_t n, uint64_t i_count)
 {
-  size_t bytes = 0;
-  if (n == 0 || n >= 0x7fffffffull) return 0;
-  const gs_tr_in_slice sel = {0, 0};
-  if (cub::DeviceSelect::If(NULL, bytes, (const uint32_t *)NULL, (uint32_t *)NULL, (int *)NULL, (int)n, sel) !=
-      cudaSuccess)
+  size_t a = 0, b = 0;
+  if (n == 0 || n >= 0x7fffffffull || i_count >= 0x7fffffffull) return 0;
+  const thrust::counting_iterator<uint32_t> it(0);
+  const gs_tr_in_slice sel = {NULL, 0, 0};
+  const gs_tr_starts st = {NULL, NULL, 0, 0, 0};
+  if (cub::DeviceSelect::If(NULL, a, it, (uint32_t *)NULL, (uint32_t *)NULL, (int)n, sel) != cudaSuccess ||
+      cub::DeviceSelect::If(NULL, b, it, (uint32_t *)NULL, (uint32_t *)NULL, (int)(i_count ? i_count : 1), st) !=
+          cudaSuccess)
     return 0;
-  return bytes ? bytes : 1;
+  a = a > b ? a : b;
+  return a ? a : 1;
 }
 
 /* Targets past the bodies (padding) after the sorted ones: tgt[t] = lo + t. */
@@ -410,29 +470,47 @@ static __global__ void gs_tr_pad_targets(uint32_t *tgt, uint32_t count, uint32_t
   if (t < count) tgt[t] = lo + t;
 }
 
-/* The walk order of the targets into the workspace's tgt list. */
-static cudaError_t gs_tr_targets(const struct gs_tree_args *a, const gs_tr_layout &L, cudaStream_t st)
+/* The targets in walk order (by index: into the workspace's tgt list) and the groups' first walk
+ * positions (gstart, their count in nsel[1]); *ntgt = the targets walked. */
+static cudaError_t gs_tr_targets(const struct gs_tree_args *a, const gs_tr_layout &L, cudaStream_t st,
+                                 uint32_t *ntgt)
 {
-  const uint64_t end = a->i_first + a->i_count;
-  const uint64_t c1 = a->i_first < a->n ? (end < a->n ? end : a->n) - a->i_first : 0;
-  uint32_t *tgt = gs_tr_at<uint32_t>(a->ws, L.tgt);
-  if (c1 > 0) {
-    size_t bytes = L.temp_bytes;
-    const gs_tr_in_slice sel = {(uint32_t)a->i_first, (uint32_t)c1};
-    const cudaError_t e = cub::DeviceSelect::If(gs_tr_at<void>(a->ws, L.temp), bytes, gs_tr_at<uint32_t>(a->ws, L.idx),
-                                                tgt, gs_tr_at<int>(a->ws, L.nsel), (int)a->n, sel, st);
-    if (e != cudaSuccess) return e;
+  void *ws = a->ws;
+  uint32_t *tgt = gs_tr_at<uint32_t>(ws, L.tgt), *cnt = gs_tr_at<uint32_t>(ws, L.nsel);
+  const thrust::counting_iterator<uint32_t> it(0);
+  cudaError_t e;
+  if (a->targets == GS_TREE_BY_ORDER) {
+    *ntgt = (uint32_t)(a->i_first >= a->n ? 0 : (a->i_first + a->i_count < a->n ? a->i_count : a->n - a->i_first));
+  } else {
+    const uint64_t end = a->i_first + a->i_count;
+    const uint64_t c1 = a->i_first < a->n ? (end < a->n ? end : a->n) - a->i_first : 0;
+    if (c1 > 0) {
+      size_t bytes = L.temp_bytes;
+      const gs_tr_in_slice sel = {gs_tr_at<const uint32_t>(ws, L.idx), (uint32_t)a->i_first, (uint32_t)c1};
+      e = cub::DeviceSelect::If(gs_tr_at<void>(ws, L.temp), bytes, it, tgt, cnt, (int)a->n, sel, st);
+      if (e != cudaSuccess) return e;
+    }
+    const uint64_t pad = a->i_count - c1;
+    if (pad > 0) {
+      const uint32_t lo = (uint32_t)(a->i_first > a->n ? a->i_first : a->n);
+      gs_tr_pad_targets<<<(unsigned)((pad + 255) / 256), 256, 0, st>>>(tgt + c1, (uint32_t)pad, lo);
+    }
+    *ntgt = (uint32_t)a->i_count;
   }
-  const uint64_t pad = a->i_count - c1;
-  if (pad > 0) {
-    const uint32_t lo = (uint32_t)(a->i_first > a->n ? a->i_first : a->n);
-    gs_tr_pad_targets<<<(unsigned)((pad + 255) / 256), 256, 0, st>>>(tgt + c1, (uint32_t)pad, lo);
-  }
+  e = cudaMemsetAsync(cnt + 1, 0, 2 * sizeof(uint32_t), st);
+  if (e != cudaSuccess || *ntgt == 0) return e;
+  size_t bytes = L.temp_bytes;
+  const gs_tr_starts gs = {tgt, gs_tr_at<const uint32_t>(ws, L.gid), (uint32_t)a->i_first, (uint32_t)a->n,
+                           a->targets == GS_TREE_BY_ORDER};
+  e = cub::DeviceSelect::If(gs_tr_at<void>(ws, L.temp), bytes, it, gs_tr_at<uint32_t>(ws, L.gstart), cnt + 1,
+                            (int)*ntgt, gs, st);
+  if (e != cudaSuccess) return e;
   return cudaGetLastError();
 }
 
 template <typename T, int LAW, bool POT>
-static cudaError_t gs_tr_walk_launch(const struct gs_tree_args *a, const gs_tr_layout &L, cudaStream_t st)
+static cudaError_t gs_tr_walk_launch(struct gs_cuda_ctx *c, const struct gs_tree_args *a, const gs_tr_layout &L,
+                                     uint32_t ntgt, cudaStream_t st)
 {
   using V = gs_nb_vec_t<T>;
   gs_tr_walk_args<T> p;
@@ -441,27 +519,41 @@ static cudaError_t gs_tr_walk_launch(const struct gs_tree_args *a, const gs_tr_l
   p.spos = gs_tr_at<const V>(ws, L.spos);
   p.cm = gs_tr_at<const V>(ws, L.cm), p.qd = gs_tr_at<const V>(ws, L.qd);
   p.lo = gs_tr_at<const V>(ws, L.lo), p.hi = gs_tr_at<const V>(ws, L.hi);
+  p.aold = (const V *)a->aold;
   p.child = gs_tr_at<const uint2>(ws, L.child), p.range = gs_tr_at<const uint2>(ws, L.range);
-  p.tgt = gs_tr_at<const uint32_t>(ws, L.tgt);
+  p.tgt = gs_tr_at<const uint32_t>(ws, L.tgt), p.idx = gs_tr_at<const uint32_t>(ws, L.idx);
+  p.gstart = gs_tr_at<const uint32_t>(ws, L.gstart);
+  p.cnt = gs_tr_at<uint32_t>(ws, L.nsel);
   p.acc = (V *)a->acc;
   p.i_first = a->i_first;
-  p.i_count = (uint32_t)a->i_count, p.n = (uint32_t)a->n, p.leaf = (uint32_t)gs_tr_leaf(a->leaf);
+  p.ntgt = ntgt, p.n = (uint32_t)a->n, p.leaf = (uint32_t)gs_tr_leaf(a->leaf);
+  p.by_order = a->targets == GS_TREE_BY_ORDER;
   p.rel = a->opening == GS_TREE_RELATIVE && !a->first;
   p.G = (T)a->G, p.e2 = LAW == GS_LAW_PLUMMER ? (T)a->eps2 : T(0), p.cut2 = (T)a->cut2;
   p.theta2 = (T)(a->theta * a->theta), p.alpha = (T)a->alpha;
   p.counts = (unsigned long long *)a->counts;
-  const uint64_t groups = (a->i_count + 31) / 32, blocks = (groups + GS_TR_WARPS - 1) / GS_TR_WARPS;
-  gs_tr_walk_kernel<T, LAW, POT><<<(unsigned)blocks, GS_TR_WARPS * 32, 0, st>>>(p);
+  /* as many blocks as fit at once (the warps then take groups until none is left), fewer when
+   * there are fewer groups than warps (at most one group per target) */
+  int occ = 0;
+  const cudaError_t e = (cudaError_t)gs_cuda_ctx_occupancy(c, (const void *)gs_tr_walk_kernel<T, LAW, POT>,
+                                                           GS_TR_WARPS * 32, &occ);
+  if (e != cudaSuccess) return e;
+  const uint64_t resident = (uint64_t)(c->sm_count > 0 ? c->sm_count : 1) * (uint64_t)(occ > 0 ? occ : 1);
+  const uint64_t need = (ntgt + GS_TR_WARPS - 1) / GS_TR_WARPS;
+  gs_tr_walk_kernel<T, LAW, POT><<<(unsigned)(need < resident ? need : resident), GS_TR_WARPS * 32, 0, st>>>(p);
   return cudaGetLastError();
 }
 
 template <typename T>
-static cudaError_t gs_tr_walk_t(const struct gs_tree_args *a, const gs_tr_layout &L, cudaStream_t st)
+static cudaError_t gs_tr_walk_t(struct gs_cuda_ctx *c, const struct gs_tree_args *a, const gs_tr_layout &L,
+                                uint32_t ntgt, cudaStream_t st)
 {
   const bool pot = a->potential != 0;
   if (a->law == GS_LAW_PLUMMER)
-    return pot ? gs_tr_walk_launch<T, GS_LAW_PLUMMER, true>(a, L, st) : gs_tr_walk_launch<T, GS_LAW_PLUMMER, false>(a, L, st);
-  return pot ? gs_tr_walk_launch<T, GS_LAW_CUTOFF, true>(a, L, st) : gs_tr_walk_launch<T, GS_LAW_CUTOFF, false>(a, L, st);
+    return pot ? gs_tr_walk_launch<T, GS_LAW_PLUMMER, true>(c, a, L, ntgt, st)
+               : gs_tr_walk_launch<T, GS_LAW_PLUMMER, false>(c, a, L, ntgt, st);
+  return pot ? gs_tr_walk_launch<T, GS_LAW_CUTOFF, true>(c, a, L, ntgt, st)
+             : gs_tr_walk_launch<T, GS_LAW_CUTOFF, false>(c, a, L, ntgt, st);
 }
 
 /* No targets: nothing launched. The workspace must hold the tree gs_tree_build_launch made from
@@ -475,8 +567,89 @@ extern "C" int gs_tree_walk_launch(struct gs_cuda_ctx *c, const struct gs_tree_a
   if (!a->pos || ((uintptr_t)a->pos & 15u) || !a->acc || ((uintptr_t)a->acc & 15u) || !a->ws ||
       ((uintptr_t)a->ws & 255u) || a->ws_bytes < L.total)
     return (int)cudaErrorInvalidValue;
+  if (a->targets == GS_TREE_BY_ORDER && a->opening == GS_TREE_RELATIVE && !a->first &&
+      (!a->aold || ((uintptr_t)a->aold & 15u)))
+    return (int)cudaErrorInvalidValue;
   const cudaStream_t st = (cudaStream_t)stream;
-  cudaError_t e = gs_tr_targets(a, L, st);
-  if (e != cudaSuccess) return (int)e;
-  return (int)(a->precision ? gs_tr_walk_t<double>(a, L, st) : gs_tr_walk_t<float>(a, L, st));
+  uint32_t ntgt = 0;
+  cudaError_t e = gs_tr_targets(a, L, st, &ntgt);
+  if (e != cudaSuccess || ntgt == 0) return (int)e;
+  return (int)(a->precision ? gs_tr_walk_t<double>(c, a, L, ntgt, st) : gs_tr_walk_t<float>(c, a, L, ntgt, st));
+}
+
+/* ---- group starts (where the ranks' runs of the order may end) -------------------------------- */
+
+struct gs_tr_wants {
+  uint64_t want[GS_TR_BOUNDS];
+};
+
+/* Thread k: the first position s >= want[k] where a group starts (gid changes), or n. A group
+ * holds at most GS_TR_GROUP positions, so this takes fewer steps than that. */
+static __global__ void gs_tr_bounds_kernel(gs_tr_wants w, int m, const uint32_t *__restrict__ gid, uint64_t n,
+                                           uint64_t *__restrict__ got)
+{
+  const int k = threadIdx.x;
+  if (k >= m) return;
+  uint64_t s = w.want[k] < n ? w.want[k] : n;
+  while (s > 0 && s < n && gid[s] == gid[s - 1]) ++s;
+  got[k] = s;
+}
+
+extern "C" int gs_tree_bounds_launch(struct gs_cuda_ctx *c, const struct gs_tree_args *a, const uint64_t *want,
+                                     uint64_t *got, int m, void *stream)
+{
+  gs_tr_layout L;
+  if (!c || !gs_tr_args_ok(a) || !gs_tree_build_layout(a, &L) || m < 0 || (m && (!want || !got)))
+    return (int)cudaErrorInvalidValue;
+  if (a->n == 0) {
+    for (int k = 0; k < m; ++k) got[k] = 0;
+    return (int)cudaSuccess;
+  }
+  if (!a->ws || a->ws_bytes < L.total) return (int)cudaErrorInvalidValue;
+  const cudaStream_t st = (cudaStream_t)stream;
+  uint64_t *d = reinterpret_cast<uint64_t *>(gs_tr_at<char>(a->ws, L.nsel) + 64);
+  for (int k0 = 0; k0 < m; k0 += GS_TR_BOUNDS) {
+    const int cnt = m - k0 < GS_TR_BOUNDS ? m - k0 : GS_TR_BOUNDS;
+    gs_tr_wants w;
+    for (int k = 0; k < cnt; ++k) w.want[k] = want[k0 + k];
+    gs_tr_bounds_kernel<<<1, 32, 0, st>>>(w, cnt, gs_tr_at<const uint32_t>(a->ws, L.gid), a->n, d);
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) e = cudaMemcpyAsync(got + k0, d, cnt * sizeof(uint64_t), cudaMemcpyDeviceToHost, st);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(st);
+    if (e != cudaSuccess) return (int)e;
+  }
+  return (int)cudaSuccess;
+}
+
+/* ---- back into index order ------------------------------------------------------------------- */
+
+template <typename T>
+static __global__ void gs_tr_unsort_kernel(const gs_nb_vec_t<T> *__restrict__ src, const uint32_t *__restrict__ idx,
+                                           uint32_t n, uint64_t d_first, uint64_t d_count,
+                                           gs_nb_vec_t<T> *__restrict__ dst)
+{
+  const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= n) return;
+  const uint64_t i = idx[s];
+  if (i - d_first < d_count) dst[i - d_first] = src[s];
+}
+
+extern "C" int gs_tree_unsort_launch(struct gs_cuda_ctx *c, const struct gs_tree_args *a, const void *src, void *dst,
+                                     uint64_t d_first, uint64_t d_count, void *stream)
+{
+  gs_tr_layout L;
+  if (!c || !gs_tr_args_ok(a) || !gs_tree_build_layout(a, &L)) return (int)cudaErrorInvalidValue;
+  if (a->n == 0 || d_count == 0) return (int)cudaSuccess;
+  if (!src || ((uintptr_t)src & 15u) || !dst || ((uintptr_t)dst & 15u) || !a->ws || a->ws_bytes < L.total)
+    return (int)cudaErrorInvalidValue;
+  const uint32_t *idx = gs_tr_at<const uint32_t>(a->ws, L.idx);
+  const unsigned grid = (unsigned)((a->n + 255) / 256);
+  const cudaStream_t st = (cudaStream_t)stream;
+  if (a->precision)
+    gs_tr_unsort_kernel<double><<<grid, 256, 0, st>>>((const gs_nb_double4 *)src, idx, (uint32_t)a->n, d_first, d_count,
+                                                      (gs_nb_double4 *)dst);
+  else
+    gs_tr_unsort_kernel<float><<<grid, 256, 0, st>>>((const float4 *)src, idx, (uint32_t)a->n, d_first, d_count,
+                                                     (float4 *)dst);
+  return (int)cudaGetLastError();
 }

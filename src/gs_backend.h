@@ -103,6 +103,17 @@ struct gs_tree_ops {
   size_t (*workspace)(gs_ctx *c, const struct gs_tree_args *a);
   void (*build)(gs_ctx *c, const struct gs_tree_args *a, gs_queue *q);
   void (*walk)(gs_ctx *c, const struct gs_tree_args *a, gs_queue *q);
+  /* The results of a GS_TREE_BY_ORDER walk back into index order: dst[i - d_first] = src[s] for
+   * each tree position s < n whose body i lies in [d_first, d_first + d_count) (others are left
+   * alone); the tree's order is the one the last build over a->pos left in a->ws. */
+  void (*unsort)(gs_ctx *c, const struct gs_tree_args *a, const void *src, void *dst, uint64_t d_first,
+                 uint64_t d_count, gs_queue *q);
+  /* Where runs of the tree's order may end so that every force is the same whoever walks it: a
+   * backend that walks groups of targets together (the GPU: cells of up to 32 bodies) must not
+   * see a group split. For each want[k] <= n, the first group start at or after it (n if none)
+   * into got[k], from the tree the last build left in a->ws; returns once known (the host waits
+   * for the queue). A backend that walks body by body returns want itself. */
+  void (*bounds)(gs_ctx *c, const struct gs_tree_args *a, const uint64_t *want, uint64_t *got, int m, gs_queue *q);
 };
 
 /* Matrix-multiply primitives (gs_matmul*.c). Matrices are row-major: element (i, j) of an r x c

@@ -114,7 +114,7 @@ static void gs_cpu_nbody_terms(gs_ctx *c, int prec, const void *pos, const void 
 
 /* One kernel: the OpenMP direct sum (the drivers' reference is a separate double sum). */
 static const struct gs_kernel gs_cpu_nbody_kernels[] = {
-    {"omp", "OpenMP direct sum on the host", 0, 0},
+    {"omp", "OpenMP direct sum on the host", 0, GS_KERNEL_INTERNAL},
 };
 
 const struct gs_nbody_ops gs_backend_cpu_nbody_ops = {

@@ -246,21 +246,31 @@ static void gs_cpu_tree_walk_one(const struct gs_tree_args *a, const struct gs_c
   }
 }
 
+/* Component d of vector k of a precision's (x, y, z, w) array. */
+static double gs_cpu_tree_comp(const struct gs_tree_args *a, const void *v, uint64_t k, int d) {
+  return a->precision ? ((const double *)v)[4 * k + d] : ((const float *)v)[4 * k + d];
+}
+
 static void gs_cpu_tree_walk(gs_ctx *c, const struct gs_tree_args *a, gs_queue *q) {
   (void)c, (void)q;
   const struct gs_cpu_tree t = gs_cpu_tree_view(a);
+  const int by_order = a->targets == GS_TREE_BY_ORDER;
   uint64_t bb = 0, bc = 0;
 #pragma omp parallel for schedule(dynamic, 16) reduction(+ : bb, bc)
   for (uint64_t k = 0; k < a->i_count; k++) {
     if (a->stop && a->stop()) continue; /* abandoned: one body's work bounds the wait */
     double x[4], out[4] = {0}, aold = 0;
-    uint64_t cnt[2] = {0, 0};
-    gs_cpu_tree_get(a, a->i_first + k, x);
-    for (int d = 0; d < 3; d++) {
-      double v = a->precision ? ((const double *)a->acc)[4 * k + d] : ((const float *)a->acc)[4 * k + d];
-      aold += v * v;
+    uint64_t cnt[2] = {0, 0}, s = a->i_first + k, i = by_order ? (s < a->n ? t.idx[s] : UINT64_MAX) : s;
+    if (i != UINT64_MAX) {
+      gs_cpu_tree_get(a, i, x);
+      /* by index, a_old is acc's own entry; by order, the caller's array in index order */
+      const void *old = by_order ? a->aold : a->acc;
+      uint64_t at = by_order ? i : k;
+      if (a->opening == GS_TREE_RELATIVE && !a->first)
+        for (int d = 0; d < 3; d++)
+          aold += gs_cpu_tree_comp(a, old, at, d) * gs_cpu_tree_comp(a, old, at, d);
+      gs_cpu_tree_walk_one(a, &t, i, x, sqrt(aold), out, cnt);
     }
-    gs_cpu_tree_walk_one(a, &t, a->i_first + k, x, sqrt(aold), out, cnt);
     if (!a->potential) out[3] = 0;
     for (int d = 0; d < 4; d++) {
       if (a->precision) ((double *)a->acc)[4 * k + d] = out[d];
@@ -271,10 +281,29 @@ static void gs_cpu_tree_walk(gs_ctx *c, const struct gs_tree_args *a, gs_queue *
   if (a->counts) a->counts[GS_TREE_BODY_BODY] += bb, a->counts[GS_TREE_BODY_CELL] += bc;
 }
 
+static void gs_cpu_tree_unsort(gs_ctx *c, const struct gs_tree_args *a, const void *src, void *dst, uint64_t d_first,
+                               uint64_t d_count, gs_queue *q) {
+  (void)c, (void)q;
+  const struct gs_cpu_tree t = gs_cpu_tree_view(a);
+  size_t vb = a->precision ? 4 * sizeof(double) : 4 * sizeof(float);
+  for (uint64_t s = 0; s < a->n; s++)
+    if (t.idx[s] - d_first < d_count) memcpy((char *)dst + (t.idx[s] - d_first) * vb, (const char *)src + s * vb, vb);
+}
+
+/* Every position is a boundary: the walk goes body by body. */
+static void gs_cpu_tree_bounds(gs_ctx *c, const struct gs_tree_args *a, const uint64_t *want, uint64_t *got, int m,
+                               gs_queue *q) {
+  (void)c, (void)q;
+  for (int k = 0; k < m; k++)
+    got[k] = want[k] < a->n ? want[k] : a->n;
+}
+
 const struct gs_tree_ops gs_backend_cpu_tree_ops = {
     .method = "CPU: serial top-down octree on tight boxes (leaf buckets, default 8 bodies), monopole + traceless "
               "quadrupole in double, one depth-first walk per body (OpenMP, dynamic)",
     .workspace = gs_cpu_tree_workspace,
     .build = gs_cpu_tree_build,
     .walk = gs_cpu_tree_walk,
+    .unsort = gs_cpu_tree_unsort,
+    .bounds = gs_cpu_tree_bounds,
 };

@@ -12,7 +12,7 @@ static const struct gs_kernel gs_cuda_nbody_kernels[] = {
     {"soften", "+ softening, no i != j branch", GS_NK_SOFTEN, GS_KERNEL_LADDER},
     {"fma", "+ FMA-friendly ordering", GS_NK_FMA, GS_KERNEL_LADDER},
     {"multi", "several bodies/thread, Hopper tiles", GS_NK_MULTI, 0},
-    {"jsplit", "multi + j range split over blocks", GS_NK_JSPLIT, 0},
+    {"jsplit", "multi + j range split over blocks", GS_NK_JSPLIT, GS_KERNEL_INTERNAL},
 };
 
 static size_t gs_cuda_nbody_workspace(gs_ctx *c, const struct gs_nbody_force_args *a) {

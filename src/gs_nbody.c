@@ -106,9 +106,10 @@ static struct gs_diag gs_nbody_start(struct gs_nbody_job *job, const void *acc_s
   if (job->o->restart[0]) {
     job->be->copy_h2d(job->ctx, job->d_acc, acc_slice, job->count * job->esz, job->qc);
     job->be->queue_sync(job->ctx, job->qc);
+    if (job->tree) gs_nbody_tree_resume(job);
     d0 = gs_nbody_energy_measure(job, 1);
   } else if (job->tree) {
-    gs_nbody_tree_forces(job, job->d_acc, 1, 1, 0); /* the run's first evaluation: no a_old */
+    gs_nbody_tree_forces(job, job->d_acc, 1, 1, GS_NBODY_TREE_KEEP); /* the run's first evaluation: no a_old */
     job->be->queue_sync(job->ctx, job->qc);
     d0 = gs_nbody_energy_measure(job, 0);
     job->e0 = d0.energy;

@@ -7,20 +7,28 @@
  * forces after an event wait. Every mode adds the same pieces in the same order (own slice, then
  * ranks r - 1, r - 2, ...), so the states are bitwise the same. With --overlap off (and for the
  * tree solver, whose build needs every position): every position first, then all the forces.
+ * The tree solver also gathers its forces this way (gs_nbody_exchange_gather on its own array).
  * MPI counts are whole tiles (job->tile_type). */
 #include "gs_nbody_exchange.h"
 
 #include "gs_nbody_forces.h"
 
-/* Copy this rank's slice of positions down and make the drift visible to the copy queue. */
-static void gs_nbody_exchange_down(struct gs_nbody_job *job, gs_event *drifted) {
+/* The positions' parts: every rank's slice, in whole tiles. */
+static struct gs_nbody_parts gs_nbody_exchange_slices(const struct gs_nbody_job *job) {
+  struct gs_nbody_parts p = {job->tile_type, job->dec.tiles, job->dec.tile0, job->xfirst, job->xbytes};
+  return p;
+}
+
+/* Copy this rank's part of d (d_pos, or any array of npad body vectors) down, once the compute
+ * queue's work on it (the drift) is done. */
+static void gs_nbody_exchange_down(struct gs_nbody_job *job, void *d, const struct gs_nbody_parts *p,
+                                   gs_event *drifted) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
+  int r = job->run->rank;
   be->event_record(c, drifted, job->qc);
   be->queue_wait(c, job->qx, drifted);
-  if (job->count)
-    be->copy_d2h(c, (char *)job->h_pos + job->first * job->esz, (const char *)job->d_pos + job->first * job->esz,
-                 job->count * job->esz, job->qx);
+  if (p->bytes[r]) be->copy_d2h(c, (char *)job->h_pos + p->first[r], (const char *)d + p->first[r], p->bytes[r], job->qx);
 }
 
 /* One force piece on the compute queue, timed with its own events. */
@@ -47,57 +55,62 @@ static void gs_nbody_exchange_pass(struct gs_nbody_job *job, char *base, int s, 
   gs_exchange_mpi_wait(&job->xchg, 2, req, "MPI_Irecv/MPI_Isend (the positions' ring)");
 }
 
-/* Every rank's slice of base to every rank, in place (polled). */
-static void gs_nbody_exchange_allgatherv(struct gs_nbody_job *job, void *base) {
+/* Every rank's part of base to every rank, in place (polled). */
+static void gs_nbody_exchange_allgatherv(struct gs_nbody_job *job, void *base, const struct gs_nbody_parts *p) {
   MPI_Request req;
-  GS_CHECK_MPI(&job->run->where, MPI_Iallgatherv(MPI_IN_PLACE, 0, job->tile_type, base, job->dec.tiles,
-                                                 job->dec.tile0, job->tile_type, MPI_COMM_WORLD, &req));
-  gs_exchange_mpi_wait(&job->xchg, 1, &req, "MPI_Iallgatherv (the positions)");
+  GS_CHECK_MPI(&job->run->where,
+               MPI_Iallgatherv(MPI_IN_PLACE, 0, p->type, base, p->counts, p->displs, p->type, MPI_COMM_WORLD, &req));
+  gs_exchange_mpi_wait(&job->xchg, 1, &req, "MPI_Iallgatherv (bodies' vectors)");
 }
 
-/* After gs_nbody_exchange_down: the all-gather, and every position copied up. */
-static void gs_nbody_exchange_allgather(struct gs_nbody_job *job) {
+/* After gs_nbody_exchange_down: the all-gather, and every part copied up into d. */
+static void gs_nbody_exchange_allgather(struct gs_nbody_job *job, void *d, const struct gs_nbody_parts *p) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
   gs_event *up = job->ev[2 * job->run->size + 1];
   be->queue_sync(c, job->qx);
-  gs_nbody_exchange_allgatherv(job, job->h_pos);
-  be->copy_h2d(c, job->d_pos, job->h_pos, job->npad * job->esz, job->qx);
+  gs_nbody_exchange_allgatherv(job, job->h_pos, p);
+  be->copy_h2d(c, d, job->h_pos, job->npad * job->esz, job->qx);
   be->event_record(c, up, job->qx);
   be->event_sync(c, up);
 }
 
-/* nccl: the device all-gather of d_pos on the copy queue once the drift is done; the event after
- * it (ev[2P + 1]) is what the compute queue and the host wait for. */
-static void gs_nbody_exchange_coll(struct gs_nbody_job *job) {
+/* nccl: the device all-gather of d on the copy queue once the compute queue is done with it; the
+ * event after it (ev[2P + 1]) is what the compute queue and the host wait for. */
+static void gs_nbody_exchange_coll(struct gs_nbody_job *job, void *d, const struct gs_nbody_parts *p) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
   int P = job->run->size;
   be->event_record(c, job->ev[2 * P], job->qc);
   be->queue_wait(c, job->qx, job->ev[2 * P]);
-  be->coll->allgather(c, job->xchg.coll, job->d_pos, job->xfirst, job->xbytes, job->qx);
+  be->coll->allgather(c, job->xchg.coll, d, p->first, p->bytes, job->qx);
   be->event_record(c, job->ev[2 * P + 1], job->qx);
 }
 
-/* cuda-mpi: MPI_Allgatherv in place on d_pos, once the drift is done. */
-static void gs_nbody_exchange_mpi_all(struct gs_nbody_job *job) {
+/* cuda-mpi: MPI_Allgatherv in place on d, once the compute queue is done with it. */
+static void gs_nbody_exchange_mpi_all(struct gs_nbody_job *job, void *d, const struct gs_nbody_parts *p) {
   job->be->queue_sync(job->ctx, job->qc);
-  gs_nbody_exchange_allgatherv(job, job->d_pos);
+  gs_nbody_exchange_allgatherv(job, d, p);
 }
 
-double gs_nbody_exchange_all(struct gs_nbody_job *job) {
+double gs_nbody_exchange_gatherv(struct gs_nbody_job *job, void *d, const struct gs_nbody_parts *p) {
   double t0 = MPI_Wtime();
   if (job->run->size == 1) return 0;
   if (job->xchg.mode == GS_EXCHANGE_NCCL) {
-    gs_nbody_exchange_coll(job);
+    gs_nbody_exchange_coll(job, d, p);
     gs_exchange_wait(&job->xchg, job->ev[2 * job->run->size + 1]);
   } else if (job->xchg.mode == GS_EXCHANGE_CUDA_MPI) {
-    gs_nbody_exchange_mpi_all(job);
+    gs_nbody_exchange_mpi_all(job, d, p);
   } else {
-    gs_nbody_exchange_down(job, job->ev[2 * job->run->size]);
-    gs_nbody_exchange_allgather(job);
+    gs_nbody_exchange_down(job, d, p, job->ev[2 * job->run->size]);
+    gs_nbody_exchange_allgather(job, d, p);
   }
   return MPI_Wtime() - t0;
+}
+
+double gs_nbody_exchange_gather(struct gs_nbody_job *job, void *d) {
+  struct gs_nbody_parts p = gs_nbody_exchange_slices(job);
+  return gs_nbody_exchange_gatherv(job, d, &p);
 }
 
 /* The force times of pieces 0..P-1 (events ev[2s], ev[2s + 1]), once the compute queue is done. */
@@ -114,7 +127,8 @@ static double gs_nbody_exchange_nccl(struct gs_nbody_job *job, int potential, do
   int P = job->run->size, r = job->run->rank;
   gs_event **ev = job->ev;
   double t0 = MPI_Wtime();
-  gs_nbody_exchange_coll(job);
+  struct gs_nbody_parts slices = gs_nbody_exchange_slices(job);
+  gs_nbody_exchange_coll(job, job->d_pos, &slices);
   gs_nbody_exchange_piece(job, r, 0, potential, ev[0], ev[1]);
   job->be->queue_wait(job->ctx, job->qc, ev[2 * P + 1]);
   for (int s = 1; s < P; s++) gs_nbody_exchange_piece(job, (r - s + P) % P, 1, potential, ev[2 * s], ev[2 * s + 1]);
@@ -154,7 +168,8 @@ static double gs_nbody_exchange_ring(struct gs_nbody_job *job, int potential, do
   int P = job->run->size, r = job->run->rank;
   gs_event **ev = job->ev; /* ev[2p], ev[2p+1]: force piece p; ev[2P]: drifted; ev[2P+1]: last copy up */
   double t0 = MPI_Wtime(), tx;
-  gs_nbody_exchange_down(job, ev[2 * P]);
+  struct gs_nbody_parts slices = gs_nbody_exchange_slices(job);
+  gs_nbody_exchange_down(job, job->d_pos, &slices, ev[2 * P]);
   gs_nbody_exchange_piece(job, r, 0, potential, ev[0], ev[1]);
   be->queue_sync(c, job->qx);
   for (int s = 1; s < P; s++) {
@@ -185,7 +200,7 @@ double gs_nbody_exchange_run(struct gs_nbody_job *job, int potential, double *fo
     return gs_nbody_exchange_ring(job, potential, forces);
   }
   /* One rank (nothing to exchange), or --overlap off: every position first, then all the forces. */
-  double tx = gs_nbody_exchange_all(job);
+  double tx = gs_nbody_exchange_gather(job, job->d_pos);
   struct gs_nbody_force_args a = gs_nbody_forces_args(job, job->kernel, 0, job->npad, 0, potential);
   be->event_record(c, ev[0], job->qc);
   gs_nbody_forces_run(job, &a, job->qc);

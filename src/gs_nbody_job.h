@@ -30,6 +30,8 @@ struct gs_diag {
   double kinetic, potential, energy, p[3], com[3];
 };
 
+struct gs_nbody_tparts;
+
 struct gs_nbody_job {
   struct gs_run *run;
   const struct gs_nbody_opts *o;
@@ -77,6 +79,10 @@ struct gs_nbody_job {
   void *tws;                 /* the tree's workspace, allocated once before the first step */
   size_t twsb;
   uint64_t *d_counts;        /* the walk's counters (GS_TREE_COUNTS, backend memory) */
+  void *d_tacc;              /* npad forces in the tree's body order, every rank's part after the gather */
+  void *d_aold;              /* --opening relative: every body's last forces, index order (else NULL) */
+  double tree_xs;            /* wall seconds of the last evaluation's forces all-gather */
+  struct gs_nbody_tparts *tp;/* the ranks' runs of the tree's order (gs_nbody_tree.c) */
   double tree_flops;         /* flops of one tree evaluation over all ranks, from the table's counts */
   double tree_inter;         /* interactions (body-body + body-cell) of one evaluation, all ranks */
   struct gs_exchange xchg;   /* --exchange: how positions travel (gs_exchange.h) */

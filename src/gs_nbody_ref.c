@@ -1,6 +1,6 @@
-/* gs_nbody_ref.c: the double-precision CPU direct sum on a sample of up to 1024 bodies, the
- * reference of the direct kernels' table (gs_nbody_ladder.c) and of the tree's accuracy
- * (gs_nbody_tree.c). */
+/* gs_nbody_ref.c: the double-precision direct sum on a sample of up to 1024 bodies: on the host
+ * CPU, the reference of the direct kernels' table (gs_nbody_ladder.c), or by the backend's own
+ * direct kernel in double, the reference of the tree's accuracy (gs_nbody_tree_report.c). */
 #include "gs_nbody_ref.h"
 
 #include <math.h>
@@ -29,7 +29,8 @@ static void gs_nbody_ref_one(const struct gs_nbody_job *job, const void *pos, ui
   }
 }
 
-int gs_nbody_ref_sample(const struct gs_nbody_job *job, const void *pos, uint64_t **idx, double **ref) {
+/* The sample bodies this rank owns into *idx, room for their references in *ref; their count. */
+static int gs_nbody_ref_pick(const struct gs_nbody_job *job, uint64_t **idx, double **ref) {
   uint64_t S = job->n < GS_NBODY_REF_SAMPLE ? job->n : GS_NBODY_REF_SAMPLE;
   int local = 0;
   for (uint64_t k = 0; k < S; k++) {
@@ -44,11 +45,53 @@ int gs_nbody_ref_sample(const struct gs_nbody_job *job, const void *pos, uint64_
     uint64_t i = k * job->n / S;
     if (i >= job->first && i < job->first + job->count) (*idx)[m++] = i;
   }
+  return local;
+}
+
+int gs_nbody_ref_sample(const struct gs_nbody_job *job, const void *pos, uint64_t **idx, double **ref) {
+  int local = gs_nbody_ref_pick(job, idx, ref);
 #pragma omp parallel for schedule(dynamic)
   for (int s = 0; s < local; s++) {
     double a[5] = {0};
     gs_nbody_ref_one(job, pos, (*idx)[s], a);
     memcpy(*ref + 5 * s, a, sizeof a);
   }
+  return local;
+}
+
+int gs_nbody_ref_sample_device(struct gs_nbody_job *job, const void *pos, uint64_t **idx, double **ref) {
+  const struct gs_backend *be = job->be;
+  gs_ctx *c = job->ctx;
+  int local = gs_nbody_ref_pick(job, idx, ref), kernel = -1;
+  for (int k = 0; k < be->nbody->count; k++)
+    if (be->nbody->kernels[k].flags & GS_KERNEL_INTERNAL) kernel = be->nbody->kernels[k].id;
+  if (kernel < 0) GS_DIE(&job->run->where, "gs_nbody_ref_sample_device", "the backend names no direct kernel for its own sums");
+  if (!local) return 0;
+  /* every body in double, then copies of the sample bodies past them as the targets: sources
+   * [0, n) do not include the copies, so nothing is counted twice; a copy meets its original at
+   * distance 0, which adds no force under either law (only the potential, which is not used) */
+  uint64_t rows = job->n + (uint64_t)local;
+  double *h = malloc(4 * sizeof *h * rows), *out = malloc(4 * sizeof *out * (size_t)local);
+  if (!h || !out) GS_DIE(&job->run->where, "malloc", "out of memory");
+  for (uint64_t i = 0; i < job->n; i++)
+    gs_nbody_ref_get(job, pos, i, h + 4 * i);
+  for (int s = 0; s < local; s++)
+    memcpy(h + 4 * (job->n + (uint64_t)s), h + 4 * (*idx)[s], 4 * sizeof *h);
+  void *d = be->alloc_device(c, 4 * sizeof *h * rows), *dacc = be->alloc_device(c, 4 * sizeof *out * (size_t)local);
+  be->copy_h2d(c, d, h, 4 * sizeof *h * rows, job->qc);
+  struct gs_nbody_force_args a = {.kernel = kernel, .precision = 1, .law = job->law, .pos = d, .i_first = job->n,
+                                  .i_count = (uint64_t)local, .j_first = 0, .j_count = job->n, .acc = dacc,
+                                  .G = job->G, .eps2 = job->eps2, .cut2 = job->cut2};
+  a.ws_bytes = be->nbody->workspace(c, &a);
+  a.ws = a.ws_bytes ? be->alloc_device(c, a.ws_bytes) : NULL;
+  if (a.ws) be->zero_device(c, a.ws, a.ws_bytes, job->qc);
+  be->nbody->forces(c, &a, job->qc);
+  be->copy_d2h(c, out, dacc, 4 * sizeof *out * (size_t)local, job->qc);
+  be->queue_sync(c, job->qc);
+  for (int s = 0; s < local; s++)
+    memcpy(*ref + 5 * s, out + 4 * s, 3 * sizeof *out); /* ref[5s + 3] (phi) and [5s + 4] stay 0 */
+  if (a.ws) be->free_device(c, a.ws);
+  be->free_device(c, d), be->free_device(c, dacc);
+  free(h), free(out);
   return local;
 }

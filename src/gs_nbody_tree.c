@@ -1,23 +1,59 @@
-/* gs_nbody_tree.c: --solver tree's evaluation: workspace, build + walk, a step's exchange. */
+/* gs_nbody_tree.c: --solver tree's evaluation: workspace, build + walk, a step's exchanges.
+ * Every rank builds the tree over all N bodies; the ranks then share the tree's own body order
+ * (Morton order on the GPU), rank r walking the positions of its slice [first, first + count) of
+ * that order, not of the index order. Its targets are then a compact region of space whatever the
+ * initial conditions put where: index slices of a Plummer sphere are spread over the whole sphere,
+ * so each rank's groups of nearby targets came out half empty and two GPUs were slower than one.
+ * The forces, written in tree order, are all-gathered and put back into index order
+ * (be->tree->unsort), each rank keeping its own index slice.
+ * The runs are balanced by walk time, not by count: the sphere's core costs more per body than its
+ * outskirts. After each evaluation every rank's walk time is shared, and the next runs follow the
+ * measured rates (positions per second), half way each time against noise. They end only where
+ * a group of targets starts (be->tree->bounds), so whoever walks a body, its force is the same:
+ * the balance changes the time, never a bit of the result. */
 #include "gs_nbody_tree.h"
+
+#include <stdlib.h>
 
 #include "gs_nbody_exchange.h"
 
+/* The ranks' runs of the tree's order (P > 1): rank r walks positions [at[r], at[r + 1]). */
+struct gs_nbody_tparts {
+  uint64_t *at;              /* P + 1 boundaries */
+  double *share;             /* every rank's wanted count of positions */
+  double walk;               /* this rank's last walk, device seconds (0: none yet) */
+  int *counts, *displs;      /* the forces' all-gather: the runs in bodies ... */
+  uint64_t *first, *bytes;   /* ... and in bytes */
+  MPI_Datatype body;         /* one body vector */
+};
+
 void gs_nbody_tree_free(struct gs_nbody_job *job) {
-  if (job->tws) job->be->free_device(job->ctx, job->tws);
-  if (job->d_counts) job->be->free_device(job->ctx, job->d_counts);
-  job->tws = NULL, job->d_counts = NULL;
+  void *dev[] = {job->tws, job->d_counts, job->d_tacc, job->d_aold};
+  for (size_t k = 0; k < sizeof dev / sizeof dev[0]; k++)
+    if (dev[k]) job->be->free_device(job->ctx, dev[k]);
+  job->tws = job->d_tacc = job->d_aold = NULL, job->d_counts = NULL;
+  struct gs_nbody_tparts *tp = job->tp;
+  if (tp) {
+    MPI_Type_free(&tp->body);
+    free(tp->at), free(tp->share), free(tp->counts), free(tp->displs), free(tp->first), free(tp->bytes), free(tp);
+  }
+  job->tp = NULL;
 }
 
-static struct gs_tree_args gs_nbody_tree_args(const struct gs_nbody_job *job, void *acc, int potential, int first) {
+/* The relative opening test reads every target's previous acceleration (by body index). */
+static int gs_nbody_tree_relative(const struct gs_nbody_job *job) { return job->o->opening == GS_TREE_RELATIVE; }
+
+static struct gs_tree_args gs_nbody_tree_args(const struct gs_nbody_job *job, int potential, int first) {
   const struct gs_nbody_opts *o = job->o;
   struct gs_tree_args a = {.precision = job->prec,
                            .law = job->law,
                            .pos = job->d_pos,
                            .n = job->n,
-                           .i_first = job->first,
-                           .i_count = job->count,
-                           .acc = acc,
+                           .targets = GS_TREE_BY_ORDER,
+                           .i_first = 0,
+                           .i_count = job->npad, /* the most any rank walks: the workspace's size */
+                           .acc = job->d_tacc,
+                           .aold = job->d_aold,
                            .potential = potential,
                            .G = job->G,
                            .eps2 = job->eps2,
@@ -35,26 +71,121 @@ static struct gs_tree_args gs_nbody_tree_args(const struct gs_nbody_job *job, vo
 
 void gs_nbody_tree_alloc(struct gs_nbody_job *job) {
   const struct gs_backend *be = job->be;
-  struct gs_tree_args a = gs_nbody_tree_args(job, job->d_acc, 1, 1); /* all of a run's settings */
+  struct gs_tree_args a = gs_nbody_tree_args(job, 1, 1); /* all of a run's settings */
+  size_t all = job->npad * job->esz;
   job->twsb = be->tree->workspace(job->ctx, &a);
   job->tws = be->alloc_device(job->ctx, job->twsb ? job->twsb : 1);
   job->d_counts = be->alloc_device(job->ctx, GS_TREE_COUNTS * sizeof(uint64_t));
+  job->d_tacc = be->alloc_device(job->ctx, all);
   be->zero_device(job->ctx, job->d_counts, GS_TREE_COUNTS * sizeof(uint64_t), job->qc);
+  be->zero_device(job->ctx, job->d_tacc, all, job->qc); /* padding rows travel, never read */
+  if (gs_nbody_tree_relative(job)) {
+    job->d_aold = be->alloc_device(job->ctx, all);
+    be->zero_device(job->ctx, job->d_aold, all, job->qc);
+  }
   be->queue_sync(job->ctx, job->qc);
+  int P = job->run->size;
+  struct gs_nbody_tparts *tp = calloc(1, sizeof *tp);
+  if (!tp) GS_DIE(&job->run->where, "malloc", "out of memory");
+  tp->at = calloc((size_t)P + 1, sizeof *tp->at), tp->share = calloc((size_t)P, sizeof *tp->share);
+  tp->counts = calloc((size_t)P, sizeof *tp->counts), tp->displs = calloc((size_t)P, sizeof *tp->displs);
+  tp->first = calloc((size_t)P, sizeof *tp->first), tp->bytes = calloc((size_t)P, sizeof *tp->bytes);
+  if (!tp->at || !tp->share || !tp->counts || !tp->displs || !tp->first || !tp->bytes)
+    GS_DIE(&job->run->where, "malloc", "out of memory");
+  for (int r = 0; r < P; r++)
+    tp->share[r] = (double)job->n / P; /* equal counts until walk times say otherwise */
+  GS_CHECK_MPI(&job->run->where, MPI_Type_contiguous((int)job->esz, MPI_BYTE, &tp->body));
+  GS_CHECK_MPI(&job->run->where, MPI_Type_commit(&tp->body));
+  job->tp = tp;
 }
 
-int gs_nbody_tree_forces(struct gs_nbody_job *job, void *acc, int potential, int first, int counts) {
+/* The next runs' wanted counts from the last walk times (P > 1; collective, polled): positions
+ * per second of each rank, every share moved half way to the count those rates balance. */
+static void gs_nbody_tree_balance(struct gs_nbody_job *job) {
+  struct gs_nbody_tparts *tp = job->tp;
+  int P = job->run->size;
+  double *t = malloc(sizeof *t * (size_t)P), rate = 0;
+  if (!t) GS_DIE(&job->run->where, "malloc", "out of memory");
+  MPI_Request req;
+  GS_CHECK_MPI(&job->run->where, MPI_Iallgather(&tp->walk, 1, MPI_DOUBLE, t, 1, MPI_DOUBLE, MPI_COMM_WORLD, &req));
+  gs_exchange_mpi_wait(&job->xchg, 1, &req, "MPI_Iallgather (the tree walks' times)");
+  int known = 1;
+  for (int r = 0; r < P; r++)
+    known &= t[r] > 0, rate += t[r] > 0 ? (double)(tp->at[r + 1] - tp->at[r]) / t[r] : 0;
+  if (known && rate > 0)
+    for (int r = 0; r < P; r++)
+      tp->share[r] = 0.5 * tp->share[r] + 0.5 * (double)job->n * ((double)(tp->at[r + 1] - tp->at[r]) / t[r]) / rate;
+  free(t);
+}
+
+/* The runs for this evaluation (after the build: they end at group starts) and the all-gather's
+ * parts. Every rank computes the same runs from the same tree and the same shares. */
+static void gs_nbody_tree_runs(struct gs_nbody_job *job, const struct gs_tree_args *a) {
+  struct gs_nbody_tparts *tp = job->tp;
+  int P = job->run->size;
+  uint64_t *want = malloc(sizeof *want * (size_t)P);
+  if (!want) GS_DIE(&job->run->where, "malloc", "out of memory");
+  double sum = 0;
+  for (int r = 1; r < P; r++) {
+    sum += tp->share[r - 1];
+    want[r - 1] = sum <= 0 ? 0 : sum >= (double)job->n ? job->n : (uint64_t)(sum + 0.5);
+  }
+  tp->at[0] = 0, tp->at[P] = job->n;
+  job->be->tree->bounds(job->ctx, a, want, tp->at + 1, P - 1, job->qc);
+  for (int r = 1; r < P; r++)
+    if (tp->at[r] < tp->at[r - 1]) tp->at[r] = tp->at[r - 1]; /* monotone whatever the shares */
+  for (int r = 0; r < P; r++) {
+    tp->counts[r] = (int)(tp->at[r + 1] - tp->at[r]), tp->displs[r] = (int)tp->at[r];
+    tp->first[r] = tp->at[r] * job->esz, tp->bytes[r] = (uint64_t)tp->counts[r] * job->esz;
+  }
+  free(want);
+}
+
+void gs_nbody_tree_resume(struct gs_nbody_job *job) {
+  if (!gs_nbody_tree_relative(job)) return;
+  if (job->count)
+    job->be->copy_d2d(job->ctx, (char *)job->d_aold + job->first * job->esz, job->d_acc, job->count * job->esz,
+                      job->qc);
+  gs_nbody_exchange_gather(job, job->d_aold);
+  job->be->queue_sync(job->ctx, job->qc);
+}
+
+int gs_nbody_tree_forces(struct gs_nbody_job *job, void *acc, int potential, int first, int flags) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
-  struct gs_tree_args a = gs_nbody_tree_args(job, acc, potential, first);
-  a.counts = counts ? job->d_counts : NULL;
-  if (a.stop && a.stop()) return 0; /* abandoned: the step is undone */
-  /* ev[0..2] are free here: the exchange uses ev[2P] and ev[2P + 1] only with P > 1 ranks. */
+  struct gs_nbody_tparts *tp = job->tp;
+  int P = job->run->size, r = job->run->rank;
+  struct gs_tree_args a = gs_nbody_tree_args(job, potential, first);
+  a.counts = flags & GS_NBODY_TREE_COUNT ? job->d_counts : NULL;
+  /* abandoned (the step is undone): no walk, but the build, the runs and the forces' all-gather
+   * still happen, as every other rank, which may not have seen the signal yet, takes part in them
+   * with the same runs */
+  int go = !(a.stop && a.stop());
+  if (P > 1) gs_nbody_tree_balance(job);
+  /* ev[0..3] are free here: the exchange uses ev[2P] and ev[2P + 1] only with P > 1 ranks. The
+   * walk's time runs from ev[1], or with P > 1 from ev[3], after the host has read the runs. */
   be->event_record(c, job->ev[0], job->qc);
   be->tree->build(c, &a, job->qc);
   be->event_record(c, job->ev[1], job->qc);
-  if (job->count) be->tree->walk(c, &a, job->qc);
+  if (P > 1) {
+    gs_nbody_tree_runs(job, &a);
+    be->event_record(c, job->ev[3], job->qc);
+  } else {
+    tp->at[0] = 0, tp->at[1] = job->n;
+  }
+  a.i_first = tp->at[r], a.i_count = tp->at[r + 1] - tp->at[r];
+  a.acc = (char *)job->d_tacc + a.i_first * job->esz;
+  if (go && a.i_count) be->tree->walk(c, &a, job->qc);
   be->event_record(c, job->ev[2], job->qc);
+  if (P > 1) {
+    be->event_sync(c, job->ev[2]); /* the all-gather's time is its own, not the walk's */
+    tp->walk = go ? be->event_seconds(c, job->ev[3], job->ev[2]) : 0;
+    struct gs_nbody_parts parts = {tp->body, tp->counts, tp->displs, tp->first, tp->bytes};
+    job->tree_xs = gs_nbody_exchange_gatherv(job, job->d_tacc, &parts);
+  }
+  if (!go) return 0;
+  be->tree->unsort(c, &a, job->d_tacc, acc, job->first, job->count, job->qc);
+  if ((flags & GS_NBODY_TREE_KEEP) && job->d_aold) be->tree->unsort(c, &a, job->d_tacc, job->d_aold, 0, job->n, job->qc);
   return 1;
 }
 
@@ -62,17 +193,15 @@ void gs_nbody_tree_times(struct gs_nbody_job *job, double *build, double *walk) 
   const struct gs_backend *be = job->be;
   be->event_sync(job->ctx, job->ev[2]);
   *build = be->event_seconds(job->ctx, job->ev[0], job->ev[1]);
-  *walk = be->event_seconds(job->ctx, job->ev[1], job->ev[2]);
+  *walk = be->event_seconds(job->ctx, job->ev[job->run->size > 1 ? 3 : 1], job->ev[2]);
 }
 
 double gs_nbody_tree_step(struct gs_nbody_job *job, int potential, struct gs_step_times *st) {
-  double exchange = gs_nbody_exchange_all(job);
+  double exchange = gs_nbody_exchange_gather(job, job->d_pos);
   st->build = st->walk = 0;
-  if (gs_nbody_tree_forces(job, job->d_acc, potential, 0, 0)) gs_nbody_tree_times(job, &st->build, &st->walk);
-  return exchange;
+  if (gs_nbody_tree_forces(job, job->d_acc, potential, 0, GS_NBODY_TREE_KEEP))
+    gs_nbody_tree_times(job, &st->build, &st->walk);
+  return exchange + job->tree_xs;
 }
 
-void gs_nbody_tree_scratch(struct gs_nbody_job *job) {
-  job->be->copy_d2d(job->ctx, job->d_acc2, job->d_acc, job->count * job->esz, job->qc);
-  gs_nbody_tree_forces(job, job->d_acc2, 1, 0, 0);
-}
+void gs_nbody_tree_scratch(struct gs_nbody_job *job) { gs_nbody_tree_forces(job, job->d_acc2, 1, 0, 0); }

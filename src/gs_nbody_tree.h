@@ -1,6 +1,7 @@
 /* gs_nbody_tree.h: --solver tree, the driver's side: the workspace, one Barnes-Hut evaluation
- * (build, then walk, on the compute queue, each timed with the backend's events) and a step's
- * exchange and forces. Every rank builds the tree over all N bodies and walks its own slice. */
+ * (build, then walk, on the compute queue, each timed with the backend's events, then the forces'
+ * all-gather) and a step's exchanges and forces. Every rank builds the tree over all N bodies and
+ * walks its slice of the tree's body order (gs_nbody_tree.c). */
 #ifndef GS_NBODY_TREE_H
 #define GS_NBODY_TREE_H
 
@@ -11,16 +12,26 @@
  * 5 for r.Q.r, 20 for the powers of 1 / s and putting the terms together. */
 #define GS_NBODY_TREE_CELL_FLOPS 60
 
-/* The workspace and the counters, on the compute queue, once before the first evaluation. */
+/* Flags of gs_nbody_tree_forces. */
+#define GS_NBODY_TREE_COUNT 1 /* add the walk's counters to job->d_counts */
+#define GS_NBODY_TREE_KEEP 2  /* the simulation's forces: the relative test's next a_old */
+
+/* The workspace, the counters and the forces' arrays, once before the first evaluation. */
 void gs_nbody_tree_alloc(struct gs_nbody_job *job);
 void gs_nbody_tree_free(struct gs_nbody_job *job);
 
-/* The tree's forces on this rank's slice into acc (count bodies, device memory), the potential
- * if asked, queued on the compute queue between the events ev[0], ev[1] (build) and ev[2]
- * (walk); first: no previous accelerations in acc (the relative test then opens as the
- * geometric one); counts: add the walk's counters to job->d_counts. Returns 0 and queues
- * nothing once job->stop says stop. */
-int gs_nbody_tree_forces(struct gs_nbody_job *job, void *acc, int potential, int first, int counts);
+/* After a restart put the checkpoint's forces in d_acc: every rank's, as the relative test's
+ * a_old (collective; nothing for the geometric test). */
+void gs_nbody_tree_resume(struct gs_nbody_job *job);
+
+/* The tree's forces on this rank's index slice into acc (count bodies, device memory), the
+ * potential if asked: build and walk queued on the compute queue, timed by the events ev[0],
+ * ev[1] (build) and ev[1] (ev[3] with P > 1 ranks), ev[2] (walk); with P > 1 the runs balanced
+ * from the last walk times, then the forces' all-gather (its wall seconds in job->tree_xs); then
+ * the way back into index order. first: no previous accelerations (the relative test then opens
+ * as the geometric one); flags: GS_NBODY_TREE_*. Collective. Returns 0, with no build or walk,
+ * once job->stop says stop. */
+int gs_nbody_tree_forces(struct gs_nbody_job *job, void *acc, int potential, int first, int flags);
 
 /* After gs_nbody_tree_forces: wait for it, its build and walk device seconds. */
 void gs_nbody_tree_times(struct gs_nbody_job *job, double *build, double *walk);
@@ -30,7 +41,7 @@ void gs_nbody_tree_times(struct gs_nbody_job *job, double *build, double *walk);
 double gs_nbody_tree_step(struct gs_nbody_job *job, int potential, struct gs_step_times *st);
 
 /* Forces with the potential into the scratch d_acc2, for diagnostics off the energy schedule:
- * the previous accelerations are d_acc's, so the simulation's forces keep their bits. */
+ * the relative test's a_old is left alone, so the simulation's forces keep their bits. */
 void gs_nbody_tree_scratch(struct gs_nbody_job *job);
 
 #endif

@@ -25,7 +25,19 @@ enum gs_tree_count {
   GS_TREE_BODY_BODY = 0, /* body-body interactions (opened leaves) */
   GS_TREE_BODY_CELL = 1, /* body-cell interactions (accepted cells, monopole + quadrupole) */
   GS_TREE_NODES = 2,     /* nodes in the tree built (set by build, not added) */
-  GS_TREE_COUNTS = 3
+  GS_TREE_GROUPS = 3,    /* target groups walked (0 where a backend walks body by body) */
+  GS_TREE_COUNTS = 4
+};
+
+/* Which bodies a walk takes as targets, and where it puts their results. */
+enum gs_tree_targets {
+  /* The bodies [i_first, i_first + i_count) in index order; acc[i - i_first] for body i. */
+  GS_TREE_BY_INDEX = 0,
+  /* The positions [i_first, i_first + i_count) of the tree's own body order (the order build
+   * left in ws, one permutation of [0, n); unsort maps it back), acc[s - i_first] for position
+   * s, and nothing for positions past n. A rank that walks a contiguous run of that order walks a
+   * compact region of space, whatever the bodies' indices: how P ranks share one tree. */
+  GS_TREE_BY_ORDER = 1
 };
 
 struct gs_tree_args {
@@ -33,8 +45,10 @@ struct gs_tree_args {
   int law;               /* enum gs_nbody_law */
   const void *pos;       /* all bodies on this device, in index order */
   uint64_t n;            /* the bodies the tree is built over: pos[0, n) (padding left out) */
-  uint64_t i_first, i_count; /* targets: pos[i_first, i_first + i_count), any of [0, npad) */
-  void *acc;             /* i_count results, overwritten (GS_TREE_RELATIVE reads a_old first) */
+  int targets;           /* enum gs_tree_targets */
+  uint64_t i_first, i_count; /* targets: bodies (any of [0, npad)) or tree positions, see targets */
+  void *acc;             /* i_count results, overwritten (by index, GS_TREE_RELATIVE reads a_old first) */
+  const void *aold;      /* by order, GS_TREE_RELATIVE: every body's a_old, pos[0, n)'s index order */
   int potential;         /* 1: also the potential -G sum m / r in acc.w (0 leaves w undefined) */
   double G, eps2, cut2;  /* as in gs_nbody_force.h */
   int opening;           /* enum gs_tree_opening */

@@ -4,8 +4,9 @@
  * at theta 0.3, 0.5, 0.8, single and double (99th-percentile and largest relative acceleration
  * error under stated bounds); coincident bodies; two tight clusters; a slice of targets; padding
  * targets of mass 0 inside and outside the box; the relative opening test; the cutoff law; the
- * same bits from two builds and walks of the same input; plausible interaction counts; argument
- * checks. Exits 77 without a GPU (and in a CPU-only build).
+ * same bits from two builds and walks of the same input; walks by the tree's order taken back by
+ * unsort (the whole order: the bits of the walk by index; two runs of it, as two ranks: within
+ * the tree's error); plausible interaction counts; argument checks. Exits 77 without a GPU (and in a CPU-only build).
  * `test_gpu_tree --bench` times build and walk at 2^20 and 2^24 bodies instead (float, Plummer,
  * theta 0.5, eps 0.05: the issue's configuration; then 8 tight clusters, and every body at one
  * point, at the largest n), median of 5 after a warm-up, with the error
@@ -442,6 +443,84 @@ static void test_bitwise(struct gs_cuda_ctx *c)
   }
 }
 
+/* Walks by the tree's order (GS_TREE_BY_ORDER) and gs_tree_unsort_launch, against the walk by
+ * index of the same tree: over the whole order the groups are the same, so the bits are; in two
+ * runs of the order (two ranks) split anywhere, one group is split: the reference's bounds then;
+ * split where gs_tree_bounds_launch finds a group start: the bits again. With the geometric and
+ * with the relative test (a_old from aold). */
+static void test_by_order(struct gs_cuda_ctx *c)
+{
+  for (int prec = 0; prec < 2; ++prec) {
+    const uint64_t n = 4096, h = 1999, vb = prec ? 32 : 16;
+    struct input in = make_input(n, n, prec);
+    plummer(in.b, 0, n, 1.0, 0, 0, 0, 1.0);
+    round_to(&in);
+    struct gs_tree_args a = tree_args(&in);
+    struct dev d = dev_open(c, &in, &a);
+    double *byidx = malloc(sizeof(double) * 4 * n), *got = malloc(sizeof(double) * 4 * n);
+    double *want = malloc(sizeof(double) * 4 * n);
+    void *sorted = NULL, *back = NULL;
+    CK(cudaMalloc(&sorted, n * vb)); CK(cudaMalloc(&back, n * vb));
+    reference(&in, a.law, 0, n, want);
+    for (int rel = 0; rel < 2; ++rel) {
+      a.targets = GS_TREE_BY_INDEX, a.i_first = 0, a.i_count = n, a.acc = d.acc;
+      a.opening = rel ? GS_TREE_RELATIVE : GS_TREE_GEOMETRIC, a.first = 1;
+      expect(tree_run(c, &a, byidx, NULL) == 0, "by order: the walk by index");
+      if (rel) { /* the second evaluation reads a_old: by index from acc, by order from aold */
+        a.first = 0;
+        CK(cudaMemcpy(back, d.acc, n * vb, cudaMemcpyDeviceToDevice));
+        expect(tree_run(c, &a, byidx, NULL) == 0, "by order: the walk by index, relative");
+      }
+      a.targets = GS_TREE_BY_ORDER, a.aold = back, a.acc = sorted;
+      CK(cudaMemset(sorted, 0xff, n * vb));
+      expect(gs_tree_walk_launch(c, &a, NULL) == 0, "by order: walk of the whole order");
+      CK(cudaMemset(d.acc, 0xff, n * vb));
+      expect(gs_tree_unsort_launch(c, &a, sorted, d.acc, 0, n, NULL) == 0, "by order: unsort");
+      CK(cudaDeviceSynchronize());
+      from_dev(got, d.acc, 4 * n, prec);
+      char what[160];
+      snprintf(what, sizeof what, "by order prec %d rel %d: the whole order, unsorted, is bitwise the walk by index",
+               prec, rel);
+      expect(memcmp(got, byidx, sizeof(double) * 4 * n) == 0, what);
+      CK(cudaMemset(sorted, 0xff, n * vb));
+      for (int r = 0; r < 2; ++r) {
+        a.i_first = r ? h : 0, a.i_count = r ? n - h : h, a.acc = (char *)sorted + a.i_first * vb;
+        expect(gs_tree_walk_launch(c, &a, NULL) == 0, "by order: walk of one run");
+      }
+      CK(cudaMemset(d.acc, 0xff, n * vb));
+      expect(gs_tree_unsort_launch(c, &a, sorted, d.acc, 0, 1000, NULL) == 0, "by order: unsort of a slice");
+      expect(gs_tree_unsort_launch(c, &a, sorted, (char *)d.acc + 1000 * vb, 1000, n - 1000, NULL) == 0,
+             "by order: unsort of the rest");
+      CK(cudaDeviceSynchronize());
+      from_dev(got, d.acc, 4 * n, prec);
+      const struct errs e = errors(got, want, n);
+      snprintf(what, sizeof what, "by order prec %d rel %d, two runs: p99 %.3g <= 3e-3, max %.3g <= 2e-2", prec, rel,
+               e.p99, e.max);
+      expect(e.p99 <= 3e-3 && e.max <= 2e-2, what);
+      /* split where gs_tree_bounds_launch says a group starts: the bits of the whole walk */
+      uint64_t wants[3] = {h, 0, n + 5}, at[3] = {0, 7, 7};
+      expect(gs_tree_bounds_launch(c, &a, wants, at, 3, NULL) == 0, "by order: bounds");
+      snprintf(what, sizeof what, "by order prec %d: bounds of %llu, 0, n+5: %llu, %llu, %llu", prec,
+               (unsigned long long)h, (unsigned long long)at[0], (unsigned long long)at[1], (unsigned long long)at[2]);
+      expect(at[0] >= h && at[0] < h + 32 && at[1] == 0 && at[2] == n, what);
+      CK(cudaMemset(sorted, 0xff, n * vb));
+      for (int r = 0; r < 2; ++r) {
+        a.i_first = r ? at[0] : 0, a.i_count = r ? n - at[0] : at[0], a.acc = (char *)sorted + a.i_first * vb;
+        expect(gs_tree_walk_launch(c, &a, NULL) == 0, "by order: walk of one run from bounds");
+      }
+      expect(gs_tree_unsort_launch(c, &a, sorted, d.acc, 0, n, NULL) == 0, "by order: unsort, runs from bounds");
+      CK(cudaDeviceSynchronize());
+      from_dev(got, d.acc, 4 * n, prec);
+      snprintf(what, sizeof what, "by order prec %d rel %d: two runs split at a group start are bitwise the whole walk",
+               prec, rel);
+      expect(memcmp(got, byidx, sizeof(double) * 4 * n) == 0, what);
+    }
+    CK(cudaFree(sorted)); CK(cudaFree(back));
+    dev_close(&d);
+    free(byidx); free(got); free(want); free(in.b);
+  }
+}
+
 static void test_arguments(struct gs_cuda_ctx *c)
 {
   struct input in = make_input(100, 100, 0);
@@ -583,10 +662,11 @@ static void bench_one(struct gs_cuda_ctx *c, uint64_t n, int clustered)
   const float integ = bench_integrate(c, d.pos, d.acc, n, st);
   const struct errs e = bench_error(c, &in, d.acc);
   printf("bench n %llu %s float theta 0.5 eps 0.05: build %.3f ms, walk %.3f ms, kick+drift %.3f ms, step %.3f ms; "
-         "%.0f interactions/body (%.0f body-body, %.0f body-cell); p99 rel. error %.3g, max %.3g; workspace %.0f MB\n",
+         "%.0f interactions/body (%.0f body-body, %.0f body-cell); %.1f targets/group; p99 rel. error %.3g, max %.3g; "
+         "workspace %.0f MB\n",
          (unsigned long long)n, shape[clustered], ms[0], ms[1], integ, ms[0] + ms[1] + integ,
-         (double)(counts[0] + counts[1]) / n, (double)counts[0] / n, (double)counts[1] / n, e.p99, e.max,
-         d.ws_bytes / 1e6);
+         (double)(counts[0] + counts[1]) / n, (double)counts[0] / n, (double)counts[1] / n,
+         counts[GS_TREE_GROUPS] ? (double)n / (double)counts[GS_TREE_GROUPS] : 0.0, e.p99, e.max, d.ws_bytes / 1e6);
   CK(cudaStreamDestroy(st));
   dev_close(&d);
   free(in.b);
@@ -669,6 +749,7 @@ int main(int argc, char **argv)
   test_cutoff(&ctx);
   test_relative(&ctx);
   test_bitwise(&ctx);
+  test_by_order(&ctx);
   printf("checks: %d passed, %d failed\n", g_pass, g_fail);
   return g_fail ? 1 : 0;
 }

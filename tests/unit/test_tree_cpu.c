@@ -1,8 +1,8 @@
 /* The CPU backend's Barnes-Hut tree against a double-precision direct sum: n = 1, 2, 3 exact,
  * everything opened (theta tiny) exact, coincident bodies (no hang, at most 2n - 1 nodes), two
  * tight clusters, several theta, the relative opening, the cutoff law, float positions, the
- * potential, slices of targets and two evaluations (and thread counts) bitwise the same, the
- * stop hook. */
+ * potential, slices of targets and two evaluations (and thread counts) bitwise the same, walks
+ * by the tree's order and unsort against walks by index, the stop hook. */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -257,6 +257,40 @@ static void deterministic(void) {
   free(pos), free(all), free(again), free(part);
 }
 
+/* Walks by the tree's order, in three runs of it as three ranks would share it (the last past n:
+ * padding), taken back into index order by unsort: bitwise the walk by index, for the whole and for
+ * an index slice, with the geometric and with the relative test (a_old from aold by index). */
+static void by_order(void) {
+  const uint64_t n = 3000, npad = 3072, run = npad / 3, first = 1111, count = 777;
+  double *pos = malloc(32 * n), *want = malloc(32 * n), *ts = malloc(32 * npad), *got = malloc(32 * n);
+  double *ref = malloc(32 * n), *part = malloc(32 * count);
+  cloud(pos, n, 0, 1, 31);
+  for (int rel = 0; rel < 2; rel++) {
+    struct gs_tree_args a = tree_args(pos, want, n, 0.6);
+    direct(&a, pos, 0, n, ref);
+    if (rel) a.opening = GS_TREE_RELATIVE, a.first = 0, memcpy(want, ref, 32 * n); /* by index: a_old in acc */
+    tree_run(&a);
+    size_t bytes = gs_backend_cpu_tree_ops.workspace(NULL, &a);
+    a.ws = malloc(bytes), a.ws_bytes = bytes;
+    a.targets = GS_TREE_BY_ORDER, a.aold = ref;
+    gs_backend_cpu_tree_ops.build(NULL, &a, NULL);
+    memset(ts, 0xff, 32 * npad);
+    for (uint64_t r = 0; r < 3; r++) {
+      a.i_first = r * run, a.i_count = run, a.acc = ts + 4 * r * run;
+      gs_backend_cpu_tree_ops.walk(NULL, &a, NULL);
+    }
+    for (uint64_t k = 4 * n; k < 4 * npad; k++)
+      GS_EXPECT(ts[k] == 0); /* padding positions: zeros, never garbage */
+    memset(got, 0xff, 32 * n);
+    gs_backend_cpu_tree_ops.unsort(NULL, &a, ts, got, 0, n, NULL);
+    GS_EXPECT(memcmp(got, want, 32 * n) == 0);
+    gs_backend_cpu_tree_ops.unsort(NULL, &a, ts, part, first, count, NULL);
+    GS_EXPECT(memcmp(part, want + 4 * first, 32 * count) == 0);
+    free(a.ws);
+  }
+  free(pos), free(want), free(ts), free(got), free(ref), free(part);
+}
+
 static int stop_now(void) { return 1; }
 
 /* A stop request abandons the walk (acc untouched), and potential 0 leaves w at 0. */
@@ -287,6 +321,7 @@ int main(void) {
   cutoff();
   single();
   deterministic();
+  by_order();
   stop_and_potential();
   GS_TEST_DONE();
 }
