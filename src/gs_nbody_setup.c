@@ -44,13 +44,19 @@ int gs_nbody_setup_check_size(const struct gs_nbody_job *job, uint64_t n, struct
   if (status == GS_FAILED) GS_DIE(&run->where, "gs_nbody_decomp_make", "out of memory");
   gs_nbody_decomp_free(&d);
   /* Each rank holds every position twice on the device (and the step's start copy) and once in
-   * pinned host memory, and five vectors plus eight diagnostic doubles per body of its slice;
+   * pinned host memory, and five vectors plus eight diagnostic doubles per body of its slice; the
+   * tree solver its workspace and forces for every body;
    * while initial conditions are made, all bodies in double on the host. The CPU backend's device
    * is host memory, shared by the node's ranks. */
   uint64_t npad = (n + GS_NBODY_TILE - 1) / GS_NBODY_TILE * GS_NBODY_TILE;
   int host = (run->be->caps & GS_CAP_HOST_MEMORY) != 0;
   double esz = (double)job->esz, slice = (double)npad / run->size + GS_NBODY_TILE;
   double need = (double)npad * esz * (host ? 3 : 2) + slice * (5 * esz + 64) + (host ? 56.0 * (double)n : 0);
+  if (job->o->solver == GS_NBODY_TREE && run->be->tree) {
+    /* the tree's workspace, and its forces in the tree's order (and a_old for the relative test) */
+    struct gs_tree_args a = {.precision = job->prec, .n = n, .targets = GS_TREE_BY_ORDER, .i_count = npad};
+    need += (double)run->be->tree->workspace(job->ctx, &a) + (double)npad * esz * (job->o->opening ? 2 : 1);
+  }
   if (status == GS_OK && run->dev.mem_bytes > 0 && need * (host ? run->local_size : 1) > run->dev.mem_bytes)
     status = gs_error_msg(msg,
                           "%llu bodies: %.3g GB per rank (%s precision) does not fit in the %.3g GB of memory of "
