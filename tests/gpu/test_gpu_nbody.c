@@ -20,6 +20,7 @@ int main(void) { return gs_gpu_skip("CPU-only build (configured without CUDA)");
 #include "gs_cuda.h"
 #include "gs_gpu_skip.h" /* again, for its CUDA part */
 #include "gs_gpu_check.h"
+#include "gs_gpu_copy.h"
 
 static const double G = 1.5, EPS2 = 1e-2, CUT2 = 2e-3;
 
@@ -79,35 +80,6 @@ static void reference(const double *b, int law, uint64_t i0, uint64_t ni, uint64
     if (law == GS_LAW_PLUMMER && i >= j0 && i < j0 + nj) pm += b[4 * i + 3] / sqrt(EPS2);
     mag[2 * k] = G * fm;
     mag[2 * k + 1] = G * pm;
-  }
-}
-
-/* Device buffers in the precision under test. */
-static void *to_dev(const double *h, uint64_t n4, int prec)
-{
-  void *d = NULL;
-  const size_t es = prec ? 8 : 4;
-  CK(cudaMalloc(&d, n4 * es + 64));
-  if (prec) {
-    CK(cudaMemcpy(d, h, n4 * es, cudaMemcpyHostToDevice));
-  } else {
-    float *f = malloc(n4 * es);
-    for (uint64_t k = 0; k < n4; ++k) f[k] = (float)h[k];
-    CK(cudaMemcpy(d, f, n4 * es, cudaMemcpyHostToDevice));
-    free(f);
-  }
-  return d;
-}
-
-static void from_dev(double *h, const void *d, uint64_t n4, int prec)
-{
-  if (prec) {
-    CK(cudaMemcpy(h, d, n4 * 8, cudaMemcpyDeviceToHost));
-  } else {
-    float *f = malloc(n4 * 4);
-    CK(cudaMemcpy(f, d, n4 * 4, cudaMemcpyDeviceToHost));
-    for (uint64_t k = 0; k < n4; ++k) h[k] = f[k];
-    free(f);
   }
 }
 

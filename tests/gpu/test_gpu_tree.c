@@ -29,6 +29,7 @@ int main(void) { return gs_gpu_skip("CPU-only build (configured without CUDA)");
 #include "gs_cuda.h"
 #include "gs_gpu_skip.h" /* again, for its CUDA part */
 #include "gs_gpu_check.h"
+#include "gs_gpu_copy.h"
 
 static const double G = 1.0, EPS2 = 0.0025, CUT2 = 1e-4;
 
@@ -89,35 +90,6 @@ static void reference(const struct input *in, int law, uint64_t i0, uint64_t ni,
       a[3] -= m * inv;
     }
     for (int c = 0; c < 4; ++c) out[4 * k + c] = G * a[c];
-  }
-}
-
-/* Device copy of h (n4 doubles) in precision prec. */
-static void *to_dev(const double *h, uint64_t n4, int prec)
-{
-  void *d = NULL;
-  const size_t es = prec ? 8 : 4;
-  CK(cudaMalloc(&d, (n4 ? n4 : 4) * es));
-  if (prec) {
-    CK(cudaMemcpy(d, h, n4 * es, cudaMemcpyHostToDevice));
-  } else {
-    float *f = malloc((n4 ? n4 : 1) * es);
-    for (uint64_t k = 0; k < n4; ++k) f[k] = (float)h[k];
-    CK(cudaMemcpy(d, f, n4 * es, cudaMemcpyHostToDevice));
-    free(f);
-  }
-  return d;
-}
-
-static void from_dev(double *h, const void *d, uint64_t n4, int prec)
-{
-  if (prec) {
-    CK(cudaMemcpy(h, d, n4 * 8, cudaMemcpyDeviceToHost));
-  } else {
-    float *f = malloc((n4 ? n4 : 1) * 4);
-    CK(cudaMemcpy(f, d, n4 * 4, cudaMemcpyDeviceToHost));
-    for (uint64_t k = 0; k < n4; ++k) h[k] = f[k];
-    free(f);
   }
 }
 
