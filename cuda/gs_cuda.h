@@ -119,7 +119,7 @@ int gs_nbody_integrate_drift(struct gs_cuda_ctx *c, int precision, void *pos, co
 int gs_nbody_diag_terms(struct gs_cuda_ctx *c, int precision, const void *pos, const void *vel, const void *acc,
                         uint64_t count, double *terms, void *stream);
 
-/* ---- Barnes-Hut tree (gs_tree_build.cu, gs_tree_walk.cu) ---- */
+/* ---- Barnes-Hut tree (gs_tree_build.cu, gs_tree_walk.cu, gs_tree_order.cu) ---- */
 
 /* Workspace bytes for a tree over a->n bodies with a->i_count targets in a->precision (0 for
  * invalid arguments, which the launchers refuse with cudaErrorInvalidValue). Depends on nothing
@@ -138,11 +138,11 @@ int gs_tree_build_launch(struct gs_cuda_ctx *c, const struct gs_tree_args *a, vo
 int gs_tree_walk_launch(struct gs_cuda_ctx *c, const struct gs_tree_args *a, void *stream);
 
 /* gs_tree_ops.unsort (gs_backend.h) over the tree in a->ws. */
-int gs_tree_unsort_launch(struct gs_cuda_ctx *c, const struct gs_tree_args *a, const void *src, void *dst,
+int gs_tree_order_unsort_launch(struct gs_cuda_ctx *c, const struct gs_tree_args *a, const void *src, void *dst,
                           uint64_t d_first, uint64_t d_count, void *stream);
 
 /* gs_tree_ops.bounds (gs_backend.h): group starts at or after want[0..m), synchronous on stream. */
-int gs_tree_bounds_launch(struct gs_cuda_ctx *c, const struct gs_tree_args *a, const uint64_t *want, uint64_t *got,
+int gs_tree_order_bounds_launch(struct gs_cuda_ctx *c, const struct gs_tree_args *a, const uint64_t *want, uint64_t *got,
                           int m, void *stream);
 
 /* ---- matrix multiply (gs_matmul_kernels.cu, gs_matmul_cublas.cu) ---- */

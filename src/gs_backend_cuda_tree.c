@@ -18,12 +18,12 @@ static void gs_cuda_tree_walk(gs_ctx *c, const struct gs_tree_args *a, gs_queue 
 
 static void gs_cuda_tree_unsort(gs_ctx *c, const struct gs_tree_args *a, const void *src, void *dst, uint64_t d_first,
                                 uint64_t d_count, gs_queue *q) {
-  GS_CHECK_CUDA(c, gs_tree_unsort_launch(&c->cu, a, src, dst, d_first, d_count, q));
+  GS_CHECK_CUDA(c, gs_tree_order_unsort_launch(&c->cu, a, src, dst, d_first, d_count, q));
 }
 
 static void gs_cuda_tree_bounds(gs_ctx *c, const struct gs_tree_args *a, const uint64_t *want, uint64_t *got, int m,
                                 gs_queue *q) {
-  GS_CHECK_CUDA(c, gs_tree_bounds_launch(&c->cu, a, want, got, m, q));
+  GS_CHECK_CUDA(c, gs_tree_order_bounds_launch(&c->cu, a, want, got, m, q));
 }
 
 const struct gs_tree_ops gs_backend_cuda_tree_ops = {

@@ -415,10 +415,10 @@ static void test_bitwise(struct gs_cuda_ctx *c)
   }
 }
 
-/* Walks by the tree's order (GS_TREE_BY_ORDER) and gs_tree_unsort_launch, against the walk by
+/* Walks by the tree's order (GS_TREE_BY_ORDER) and gs_tree_order_unsort_launch, against the walk by
  * index of the same tree: over the whole order the groups are the same, so the bits are; in two
  * runs of the order (two ranks) split anywhere, one group is split: the reference's bounds then;
- * split where gs_tree_bounds_launch finds a group start: the bits again. With the geometric and
+ * split where gs_tree_order_bounds_launch finds a group start: the bits again. With the geometric and
  * with the relative test (a_old from aold). */
 static void test_by_order(struct gs_cuda_ctx *c)
 {
@@ -447,7 +447,7 @@ static void test_by_order(struct gs_cuda_ctx *c)
       CK(cudaMemset(sorted, 0xff, n * vb));
       expect(gs_tree_walk_launch(c, &a, NULL) == 0, "by order: walk of the whole order");
       CK(cudaMemset(d.acc, 0xff, n * vb));
-      expect(gs_tree_unsort_launch(c, &a, sorted, d.acc, 0, n, NULL) == 0, "by order: unsort");
+      expect(gs_tree_order_unsort_launch(c, &a, sorted, d.acc, 0, n, NULL) == 0, "by order: unsort");
       CK(cudaDeviceSynchronize());
       from_dev(got, d.acc, 4 * n, prec);
       char what[160];
@@ -460,8 +460,8 @@ static void test_by_order(struct gs_cuda_ctx *c)
         expect(gs_tree_walk_launch(c, &a, NULL) == 0, "by order: walk of one run");
       }
       CK(cudaMemset(d.acc, 0xff, n * vb));
-      expect(gs_tree_unsort_launch(c, &a, sorted, d.acc, 0, 1000, NULL) == 0, "by order: unsort of a slice");
-      expect(gs_tree_unsort_launch(c, &a, sorted, (char *)d.acc + 1000 * vb, 1000, n - 1000, NULL) == 0,
+      expect(gs_tree_order_unsort_launch(c, &a, sorted, d.acc, 0, 1000, NULL) == 0, "by order: unsort of a slice");
+      expect(gs_tree_order_unsort_launch(c, &a, sorted, (char *)d.acc + 1000 * vb, 1000, n - 1000, NULL) == 0,
              "by order: unsort of the rest");
       CK(cudaDeviceSynchronize());
       from_dev(got, d.acc, 4 * n, prec);
@@ -469,9 +469,9 @@ static void test_by_order(struct gs_cuda_ctx *c)
       snprintf(what, sizeof what, "by order prec %d rel %d, two runs: p99 %.3g <= 3e-3, max %.3g <= 2e-2", prec, rel,
                e.p99, e.max);
       expect(e.p99 <= 3e-3 && e.max <= 2e-2, what);
-      /* split where gs_tree_bounds_launch says a group starts: the bits of the whole walk */
+      /* split where gs_tree_order_bounds_launch says a group starts: the bits of the whole walk */
       uint64_t wants[3] = {h, 0, n + 5}, at[3] = {0, 7, 7};
-      expect(gs_tree_bounds_launch(c, &a, wants, at, 3, NULL) == 0, "by order: bounds");
+      expect(gs_tree_order_bounds_launch(c, &a, wants, at, 3, NULL) == 0, "by order: bounds");
       snprintf(what, sizeof what, "by order prec %d: bounds of %llu, 0, n+5: %llu, %llu, %llu", prec,
                (unsigned long long)h, (unsigned long long)at[0], (unsigned long long)at[1], (unsigned long long)at[2]);
       expect(at[0] >= h && at[0] < h + 32 && at[1] == 0 && at[2] == n, what);
@@ -480,7 +480,7 @@ static void test_by_order(struct gs_cuda_ctx *c)
         a.i_first = r ? at[0] : 0, a.i_count = r ? n - at[0] : at[0], a.acc = (char *)sorted + a.i_first * vb;
         expect(gs_tree_walk_launch(c, &a, NULL) == 0, "by order: walk of one run from bounds");
       }
-      expect(gs_tree_unsort_launch(c, &a, sorted, d.acc, 0, n, NULL) == 0, "by order: unsort, runs from bounds");
+      expect(gs_tree_order_unsort_launch(c, &a, sorted, d.acc, 0, n, NULL) == 0, "by order: unsort, runs from bounds");
       CK(cudaDeviceSynchronize());
       from_dev(got, d.acc, 4 * n, prec);
       snprintf(what, sizeof what, "by order prec %d rel %d: two runs split at a group start are bitwise the whole walk",
