@@ -1,7 +1,7 @@
 /* gs_nbody_tree.c: --solver tree's evaluation: workspace, build + walk, a step's exchanges.
  * Every rank builds the tree over all N bodies; the ranks then share the tree's own body order
- * (Morton order on the GPU), rank r walking the positions of its slice [first, first + count) of
- * that order, not of the index order. Its targets are then a compact region of space whatever the
+ * (Morton order on the GPU), rank r walking a run of positions of that order, not a slice of the
+ * index order. Its targets are then a compact region of space whatever the
  * initial conditions put where: index slices of a Plummer sphere are spread over the whole sphere,
  * so each rank's groups of nearby targets came out half empty and two GPUs were slower than one.
  * The forces, written in tree order, are all-gathered and put back into index order
