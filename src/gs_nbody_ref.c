@@ -59,13 +59,19 @@ int gs_nbody_ref_sample(const struct gs_nbody_job *job, const void *pos, uint64_
   return local;
 }
 
+const struct gs_kernel *gs_nbody_ref_kernel(const struct gs_backend *be) {
+  const struct gs_kernel *best = NULL;
+  for (int k = 0; k < be->nbody->count; k++)
+    if (be->nbody->kernels[k].flags & GS_KERNEL_INTERNAL) best = &be->nbody->kernels[k];
+  return best;
+}
+
 int gs_nbody_ref_sample_device(struct gs_nbody_job *job, const void *pos, uint64_t **idx, double **ref) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
-  int local = gs_nbody_ref_pick(job, idx, ref), kernel = -1;
-  for (int k = 0; k < be->nbody->count; k++)
-    if (be->nbody->kernels[k].flags & GS_KERNEL_INTERNAL) kernel = be->nbody->kernels[k].id;
-  if (kernel < 0) GS_DIE(&job->run->where, "gs_nbody_ref_sample_device", "the backend names no direct kernel for its own sums");
+  const struct gs_kernel *k = gs_nbody_ref_kernel(be);
+  if (!k) GS_DIE(&job->run->where, "gs_nbody_ref_sample_device", "the backend names no direct kernel for its own sums");
+  int local = gs_nbody_ref_pick(job, idx, ref);
   if (!local) return 0;
   /* every body in double, then copies of the sample bodies past them as the targets: sources
    * [0, n) do not include the copies, so nothing is counted twice; a copy meets its original at
@@ -79,7 +85,7 @@ int gs_nbody_ref_sample_device(struct gs_nbody_job *job, const void *pos, uint64
     memcpy(h + 4 * (job->n + (uint64_t)s), h + 4 * (*idx)[s], 4 * sizeof *h);
   void *d = be->alloc_device(c, 4 * sizeof *h * rows), *dacc = be->alloc_device(c, 4 * sizeof *out * (size_t)local);
   be->copy_h2d(c, d, h, 4 * sizeof *h * rows, job->qc);
-  struct gs_nbody_force_args a = {.kernel = kernel, .precision = 1, .law = job->law, .pos = d, .i_first = job->n,
+  struct gs_nbody_force_args a = {.kernel = k->id, .precision = 1, .law = job->law, .pos = d, .i_first = job->n,
                                   .i_count = (uint64_t)local, .j_first = 0, .j_count = job->n, .acc = dacc,
                                   .G = job->G, .eps2 = job->eps2, .cut2 = job->cut2};
   a.ws_bytes = be->nbody->workspace(c, &a);

@@ -18,6 +18,9 @@ void gs_nbody_ref_get(const struct gs_nbody_job *job, const void *pos, uint64_t 
  * how many (0 is possible). */
 int gs_nbody_ref_sample(const struct gs_nbody_job *job, const void *pos, uint64_t **idx, double **ref);
 
+/* The backend's direct kernel for its own sums (GS_KERNEL_INTERNAL), or NULL if it names none. */
+const struct gs_kernel *gs_nbody_ref_kernel(const struct gs_backend *be);
+
 /* The same sample and layout, the accelerations summed by the backend's direct kernel for its own
  * sums (GS_KERNEL_INTERNAL) in double precision on its device, phi and the magnitude sum left 0.
  * Independent of the tree, and on a GPU some thousand times faster than the host sum: at 2^24

@@ -125,9 +125,8 @@ void gs_nbody_tree_report_header(const struct gs_nbody_job *job, double tol) {
   else
     printf("# solver: tree (Barnes-Hut), geometric opening theta = %g; %s; %s\n", o->theta, leaf, share);
   printf("# tree method: %s\n", job->be->tree->method);
-  const char *ref = "the backend's direct kernel";
-  for (int k = 0; k < job->be->nbody->count; k++)
-    if (job->be->nbody->kernels[k].flags & GS_KERNEL_INTERNAL) ref = job->be->nbody->kernels[k].name;
+  const struct gs_kernel *rk = gs_nbody_ref_kernel(job->be);
+  const char *ref = rk ? rk->name : "none";
   printf("# check: tree forces of up to %d bodies against a double-precision direct sum (%s kernel '%s', not the tree) "
          "at the start and at the end; error = |a - a_ref| / |a_ref|; FAILED when its 99th percentile exceeds %.1e\n",
          GS_NBODY_REF_SAMPLE, job->be->name, ref, tol);
