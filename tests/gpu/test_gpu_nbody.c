@@ -21,6 +21,7 @@ int main(void) { return gs_gpu_skip("CPU-only build (configured without CUDA)");
 #include "gs_gpu_skip.h" /* again, for its CUDA part */
 #include "gs_gpu_check.h"
 #include "gs_gpu_copy.h"
+#include "gs_gpu_ref.h"
 
 static const double G = 1.5, EPS2 = 1e-2, CUT2 = 2e-3;
 
@@ -48,38 +49,6 @@ static void make_bodies(double *b, int n, int prec, int law)
           again = 1;
         }
       }
-  }
-}
-
-/* Reference: for targets [i0, i0+ni), sources [j0, j0+nj): out[k] = (a, phi) and mag[k] = the
- * sum of the magnitudes of the terms (force, potential), the scale the error is measured on. */
-static void reference(const double *b, int law, uint64_t i0, uint64_t ni, uint64_t j0, uint64_t nj,
-                      double *out, double *mag)
-{
-  for (uint64_t k = 0; k < ni; ++k) {
-    const uint64_t i = i0 + k;
-    double a[4] = {0, 0, 0, 0}, fm = 0, pm = 0;
-    for (uint64_t j = j0; j < j0 + nj; ++j) {
-      if (j == i) continue;
-      const double dx = b[4 * j] - b[4 * i], dy = b[4 * j + 1] - b[4 * i + 1], dz = b[4 * j + 2] - b[4 * i + 2];
-      const double r2 = dx * dx + dy * dy + dz * dz;
-      double d2 = r2 + EPS2;
-      if (law == GS_LAW_CUTOFF) {
-        if (r2 < CUT2) continue;
-        d2 = r2;
-      }
-      const double inv = 1.0 / sqrt(d2), m = b[4 * j + 3], s = m * inv * inv * inv;
-      a[0] += dx * s; a[1] += dy * s; a[2] += dz * s;
-      a[3] -= m * inv;
-      fm += m * sqrt(r2) * inv * inv * inv;
-      pm += m * inv;
-    }
-    for (int c = 0; c < 4; ++c) out[4 * k + c] = G * a[c];
-    /* Kernels 5+ add the self term m_i / eps into the potential and take it out again: their
-     * rounding error scales with it too (it is the whole potential of a lone body). */
-    if (law == GS_LAW_PLUMMER && i >= j0 && i < j0 + nj) pm += b[4 * i + 3] / sqrt(EPS2);
-    mag[2 * k] = G * fm;
-    mag[2 * k + 1] = G * pm;
   }
 }
 
@@ -145,7 +114,7 @@ static void forces_range(struct gs_cuda_ctx *c, const double *b, const void *dpo
   const uint64_t i0 = rg[0], ni = rg[1], j0 = rg[2], nj = rg[3];
   double *want = malloc(sizeof(double) * 4 * ni), *mag = malloc(sizeof(double) * 2 * ni);
   double *base = malloc(sizeof(double) * 4 * ni), *got = malloc(sizeof(double) * 4 * ni);
-  reference(b, law, i0, ni, j0, nj, want, mag);
+  gs_ref_direct(b, law == GS_LAW_CUTOFF, G, EPS2, CUT2, i0, ni, j0, nj, want, mag);
   for (uint64_t k = 0; k < 4 * ni; ++k) base[k] = prec ? urand() : (double)(float)urand();
   void *dacc = to_dev(base, 4 * ni, prec);
   for (int kern = 1; kern < GS_NK_COUNT; ++kern)
@@ -178,7 +147,7 @@ static void forces_two_part(struct gs_cuda_ctx *c, const double *b, const void *
   for (int kern = 1; kern < GS_NK_COUNT; ++kern) {
     double *want = malloc(sizeof(double) * 4 * n), *mag = malloc(sizeof(double) * 2 * n);
     double *got = malloc(sizeof(double) * 4 * n);
-    reference(b, law, 0, n, 0, n, want, mag);
+    gs_ref_direct(b, law == GS_LAW_CUTOFF, G, EPS2, CUT2, 0, n, 0, n, want, mag);
     void *dacc = to_dev(want, 4 * (uint64_t)n, prec); /* garbage to overwrite */
     for (int part = 0; part < 2; ++part) {
       struct gs_nbody_force_args a = force_args(kern, prec, law, dpos, dacc);

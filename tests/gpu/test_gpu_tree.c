@@ -30,6 +30,7 @@ int main(void) { return gs_gpu_skip("CPU-only build (configured without CUDA)");
 #include "gs_gpu_skip.h" /* again, for its CUDA part */
 #include "gs_gpu_check.h"
 #include "gs_gpu_copy.h"
+#include "gs_gpu_ref.h"
 
 static const double G = 1.0, EPS2 = 0.0025, CUT2 = 1e-4;
 
@@ -62,35 +63,17 @@ static void plummer(double *b, uint64_t k0, uint64_t cnt, double s, double cx, d
   }
 }
 
+/* Reference: targets [i0, i0 + ni) feel sources [0, n), j != i, in double: out[4k..] = (a, phi). */
+static void reference(const struct input *in, int law, uint64_t i0, uint64_t ni, double *out)
+{
+  gs_ref_direct(in->b, law == GS_LAW_CUTOFF, G, EPS2, CUT2, i0, ni, 0, in->n, out, NULL);
+}
+
 static struct input make_input(uint64_t n, uint64_t npos, int prec)
 {
   struct input in = {calloc(4 * (npos ? npos : 1), sizeof(double)), n, npos, prec};
   if (!in.b) { fprintf(stderr, "out of memory\n"); exit(1); }
   return in;
-}
-
-/* Reference: targets [i0, i0 + ni) feel sources [0, n), j != i, in double: out[4k..] = (a, phi). */
-static void reference(const struct input *in, int law, uint64_t i0, uint64_t ni, double *out)
-{
-  const double *b = in->b;
-  for (uint64_t k = 0; k < ni; ++k) {
-    const uint64_t i = i0 + k;
-    double a[4] = {0, 0, 0, 0};
-    for (uint64_t j = 0; j < in->n; ++j) {
-      if (j == i) continue;
-      const double dx = b[4 * j] - b[4 * i], dy = b[4 * j + 1] - b[4 * i + 1], dz = b[4 * j + 2] - b[4 * i + 2];
-      const double r2 = dx * dx + dy * dy + dz * dz;
-      double d2 = r2 + EPS2;
-      if (law == GS_LAW_CUTOFF) {
-        if (r2 < CUT2) continue;
-        d2 = r2;
-      }
-      const double inv = 1.0 / sqrt(d2), m = b[4 * j + 3], s = m * inv * inv * inv;
-      a[0] += dx * s; a[1] += dy * s; a[2] += dz * s;
-      a[3] -= m * inv;
-    }
-    for (int c = 0; c < 4; ++c) out[4 * k + c] = G * a[c];
-  }
 }
 
 /* The arguments every test starts from: the whole input as targets, theta 0.5, Plummer. */
