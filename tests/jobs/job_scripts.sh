@@ -356,7 +356,8 @@ for s in pbs/nbody.pbs tsubame/nbody.sh; do
     [ $rc = 0 ] || gs_fail "$s: exit status $rc"
     gs_verified "$out" "$s"
     echo "$out" | grep -q -- '--n 256 --steps 2' || gs_fail "$s: NBODY_N/NBODY_STEPS not passed on"
-    if "$GPUSIM" nbody --help 2>&1 | grep -- --restart >/dev/null; then
+    help=$("$GPUSIM" nbody --help 2>&1) || gs_fail "gpusim nbody --help: exit status $?"
+    if case $help in *--restart*) true ;; *) false ;; esac; then
       # Checkpoints in the job's own directory, and NBODY_RESTART resumes (issue 17, item 5): two
       # jobs from one submit directory never share a checkpoint directory.
       wd=${s%%/*}

@@ -382,7 +382,9 @@ usr1_check usr1-mpirun mpirun yes
 # checkpoints after the current step and exits 0. Then the documented resume command (the same
 # variables plus NBODY_RESTART=DIR, NBODY_STEPS = the step to end at) runs to S+5, and so does an
 # uninterrupted job; both must end in the same state. Each launcher on a node of its own.
-if [ $have_nbody = yes ] && "$GPUSIM" nbody --help 2>&1 | grep -- --restart >/dev/null; then
+help=
+[ $have_nbody = yes ] && { help=$("$GPUSIM" nbody --help 2>&1) || gs_fail "gpusim nbody --help: exit status $?"; }
+if case $help in *--restart*) true ;; *) false ;; esac; then
   ck_vars=(NBODY_N=500 NBODY_KERNEL=omp GPUSIM_ARGS="--iters 1 --energy-every 5 --progress lines")
   ck_launchers="srun mpirun"
   declare -A ck_S ck_dir # per launcher: the step it stopped at, its checkpoint directory
