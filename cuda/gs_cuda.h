@@ -36,14 +36,22 @@ struct gs_cuda_ctx {
     int per_sm;        /* resident blocks per SM */
   } occ[GS_CUDA_OCC_MAX];
   void *cublas;  /* the cuBLAS handle (gs_matmul_cublas.cu), made on first use; NULL until then */
+  void *ws;      /* device workspace of the kernels that stage their inputs (wgmma), grown on demand */
+  size_t ws_bytes;
 };
 
 /* Fill c for `device` (which must be current). Returns cudaError_t. */
 int gs_cuda_ctx_init(struct gs_cuda_ctx *c, int device);
 
-/* Release what c holds (the cuBLAS handle; c->cublas is NULL after, so a second call does
+/* Release what c holds (the cuBLAS handle, the workspace; NULL after, so a second call does
  * nothing). Returns cudaError_t, or GS_MATMUL_CUBLAS_STATUS + the status of cublasDestroy. */
 int gs_cuda_ctx_free(struct gs_cuda_ctx *c);
+
+/* c's device workspace of at least `bytes`, in *p. It is kept between calls and grown when too
+ * small: growing frees the old one first, which waits for the whole device (cudaFree), so the
+ * first call of a size pays that and later ones nothing. One workspace: work queued on two
+ * streams at once must not both use it. Returns cudaError_t. */
+int gs_cuda_ctx_workspace(struct gs_cuda_ctx *c, size_t bytes, void **p);
 
 /* Resident blocks per SM of kernel `func` (a __global__ function's address) at `block` threads
  * and no dynamic shared memory, at least 1; remembered in c. Returns cudaError_t. */
@@ -161,14 +169,17 @@ enum gs_matmul_kernel {
   GS_MK_CUBLAS_TF32 = 9, /* cuBLAS with TF32 tensor-core math (baseline, float inputs) */
   GS_MK_DMMA = 10,   /* ours: double on the FP64 tensor cores (mma.sync .f64, gs_matmul_tc.cu) */
   GS_MK_TC32 = 11,   /* ours: float data on the TF32 tensor cores (mma.sync .tf32, gs_matmul_tc.cu) */
+  GS_MK_WGMMA = 12,  /* ours: the same through Hopper's wgmma and TMA (sm_90a, gs_matmul_wgmma.cu) */
   GS_MK_COUNT
 };
 
 /* C (m x n, ldc) = A (m x k, lda) * B (k x n, ldb), or += with accumulate; row-major, dtype
  * GS_DTYPE_FLOAT or GS_DTYPE_DOUBLE, any sizes. Asynchronous on stream. cudaErrorInvalidValue for
- * a kernel that does not run this dtype (cublas-tf32 and tc32: float only; dmma: double only), a
- * bad size or a NULL pointer; cudaErrorNotSupported for the cuBLAS ids in a build without cuBLAS,
- * and for dmma and tc32 on a device older than sm_80.
+ * a kernel that does not run this dtype (cublas-tf32, tc32 and wgmma: float only; dmma: double
+ * only), a bad size or a NULL pointer; cudaErrorNotSupported for the cuBLAS ids in a build
+ * without cuBLAS, for dmma and tc32 on a device older than sm_80, and for wgmma on any device but
+ * compute capability 9.0 or in a build without sm_90a code. wgmma uses c's workspace
+ * (gs_cuda_ctx_workspace): one wgmma call at a time per context.
  * Sizes: m, n, k <= 2^30, leading dimensions <= INT_MAX and at least the row (lda >= k, ldb >= n,
  * ldc >= n); a matrix with no element may be NULL. m or n = 0: nothing; k = 0: C = 0 (unchanged
  * with accumulate). C must not overlap A or B.

@@ -5,7 +5,8 @@
  *         seed's smem-1 does (as[col][row]: 32-way bank conflicts); the same with [32][33] tiles
  *         (smem-2); row-major tile access (smem-3); two and four outputs per thread (smem-4, 5);
  *   7     "simt", ours: a register-blocked, warp-tiled GEMM (below, at gs_mm_simt).
- *   dmma, tc32: ours on the tensor cores, in gs_matmul_tc.cu (launched from here).
+ *   dmma, tc32: ours on the tensor cores, in gs_matmul_tc.cu (launched from here);
+ *   wgmma: ours on the TF32 tensor cores through Hopper's wgmma and TMA, in gs_matmul_wgmma.cu.
  * Row-major storage: element (i, j) of a matrix with leading dimension ld is at [i * ld + j].
  * Unlike the seed (N a multiple of 32, one N for all), any m, n, k and any leading dimensions:
  * tiles are loaded with bounds checks and padded with zeros (a padded product adds an exact 0),
@@ -370,7 +371,7 @@ static cudaError_t gs_mm_check(const struct gs_cuda_ctx *c, int kernel, int dtyp
                                const void *A, uint64_t lda, const void *B, uint64_t ldb, const void *C, uint64_t ldc) {
   if (!c || kernel < GS_MK_GLOBAL || kernel >= GS_MK_COUNT) return cudaErrorInvalidValue;
   if (dtype != GS_DTYPE_FLOAT && dtype != GS_DTYPE_DOUBLE) return cudaErrorInvalidValue;
-  const bool float_only = kernel == GS_MK_CUBLAS_TF32 || kernel == GS_MK_TC32;
+  const bool float_only = kernel == GS_MK_CUBLAS_TF32 || kernel == GS_MK_TC32 || kernel == GS_MK_WGMMA;
   if (float_only && dtype != GS_DTYPE_FLOAT) return cudaErrorInvalidValue;
   if (kernel == GS_MK_DMMA && dtype != GS_DTYPE_DOUBLE) return cudaErrorInvalidValue;
 #ifndef GS_HAVE_CUBLAS
@@ -398,6 +399,9 @@ extern "C" int gs_matmul_kernels_launch(struct gs_cuda_ctx *c, int kernel, int d
     return gs_matmul_cublas_gemm(c, kernel == GS_MK_CUBLAS_TF32, dtype, m, n, k, A, lda, B, ldb, C, ldc, accumulate,
                                  stream);
 #endif
+  if (kernel == GS_MK_WGMMA)
+    return (int)gs_matmul_wgmma_launch(c, (int)m, (int)n, (int)k, static_cast<const float *>(A), lda,
+                                       static_cast<const float *>(B), ldb, static_cast<float *>(C), ldc, accumulate, s);
   if (kernel == GS_MK_DMMA || kernel == GS_MK_TC32)
     return (int)gs_matmul_tc_launch(c, kernel, (int)m, (int)n, (int)k, A, lda, B, ldb, C, ldc, accumulate, s);
   if (dtype == GS_DTYPE_FLOAT)

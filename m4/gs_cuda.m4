@@ -25,7 +25,8 @@
 # build goes on CPU-only and says why, loudly (a warning here and in the summary's last lines).
 #
 # Results: GS_HAVE_CUDA (AM_CONDITIONAL and AC_DEFINE), CUDA_CPPFLAGS, CUDA_LIBS, NVCC,
-# GS_NVCC_ARCHFLAGS, GS_NVCC_HOSTFLAGS, gs_cuda_path, gs_cuda_version, gs_cuda_archs,
+# GS_NVCC_ARCHFLAGS, GS_NVCC_SM90A_ARCHFLAGS (the same with 90 as 90a, for the wgmma file; then
+# GS_HAVE_SM90A is defined), GS_NVCC_HOSTFLAGS, gs_cuda_path, gs_cuda_version, gs_cuda_archs,
 # gs_cuda_failed (why a found CUDA is not used; empty otherwise).
 AC_DEFUN([GS_CUDA], [
   AC_ARG_WITH([cuda],
@@ -43,6 +44,7 @@ AC_DEFUN([GS_CUDA], [
   gs_cuda_version=
   gs_cuda_archs=
   gs_cuda_failed=
+  gs_sm90a=no
   AS_IF([test "$with_cuda" != no && test -z "$NVCC"], [GS_CUDA_FIND_NVCC])
   AS_IF([test "$with_cuda" != no && test -n "$NVCC"], [GS_CUDA_CHECK])
 
@@ -52,10 +54,13 @@ AC_DEFUN([GS_CUDA], [
         [AC_MSG_WARN([CUDA at $gs_cuda_path was found but is NOT used: $gs_cuda_failed. This is a CPU-only build; see config.log, or pass --with-cuda=PATH to make it an error, --without-cuda to silence this.])])
   AS_IF([test $gs_have_cuda = yes],
         [AC_DEFINE([GS_HAVE_CUDA], [1], [Define to 1 to build the CUDA backend.])],
-        [CUDA_CPPFLAGS= ; CUDA_LIBS= ; GS_NVCC_ARCHFLAGS= ; GS_NVCC_HOSTFLAGS= ])
+        [CUDA_CPPFLAGS= ; CUDA_LIBS= ; GS_NVCC_ARCHFLAGS= ; GS_NVCC_SM90A_ARCHFLAGS= ; GS_NVCC_HOSTFLAGS= ])
+  AS_IF([test $gs_have_cuda = yes && test "$gs_sm90a" = yes],
+        [AC_DEFINE([GS_HAVE_SM90A], [1], [Define to 1 when the wgmma kernel is built for sm_90a.])])
   AC_SUBST([CUDA_CPPFLAGS])
   AC_SUBST([CUDA_LIBS])
   AC_SUBST([GS_NVCC_ARCHFLAGS])
+  AC_SUBST([GS_NVCC_SM90A_ARCHFLAGS])
   AC_SUBST([GS_NVCC_HOSTFLAGS])
   AM_CONDITIONAL([GS_HAVE_CUDA], [test $gs_have_cuda = yes])
 ])
@@ -109,11 +114,13 @@ AC_DEFUN([GS_CUDA_CHECK], [
   # Check every requested arch against what this nvcc can build.
   AS_IF([test "$with_cuda_arch" = native], [
     GS_NVCC_ARCHFLAGS="-arch=native"
+    GS_NVCC_SM90A_ARCHFLAGS="-arch=native"
     gs_cuda_archs=native
     gs_probe_arch="-arch=native"
   ], [
     gs_known=`"$NVCC" --list-gpu-arch 2>/dev/null | sed -n 's/^compute_\([[0-9]]*[[a-z]]*\)$/\1/p' | tr '\n' ' '`
     GS_NVCC_ARCHFLAGS=
+    GS_NVCC_SM90A_ARCHFLAGS=
     gs_last=
     for gs_a in `echo "$with_cuda_arch" | tr ',' ' '`; do
       AS_CASE([$gs_a], [*[[!0-9a-z]]*|""], [AC_MSG_ERROR([--with-cuda-arch: '$gs_a' is not a compute capability like 90])])
@@ -121,11 +128,19 @@ AC_DEFUN([GS_CUDA_CHECK], [
         AS_CASE([" $gs_known "], [*" $gs_a "*], [],
           [AC_MSG_ERROR([--with-cuda-arch: $NVCC (CUDA $gs_cuda_version) cannot build for compute_$gs_a; it knows: $gs_known])])])
       GS_NVCC_ARCHFLAGS="$GS_NVCC_ARCHFLAGS -gencode=arch=compute_$gs_a,code=sm_$gs_a"
+      # wgmma exists only in arch-specific sm_90a code (CUDA 12.0 on, which we require; nvcc's
+      # --list-gpu-arch leaves the "a" archs out): the file that uses it is built for 90a where
+      # the list has 90 (that code runs on compute capability 9.0 only, as 90 would).
+      AS_IF([test "$gs_a" = 90],
+            [GS_NVCC_SM90A_ARCHFLAGS="$GS_NVCC_SM90A_ARCHFLAGS -gencode=arch=compute_90a,code=sm_90a"
+             gs_sm90a=yes],
+            [GS_NVCC_SM90A_ARCHFLAGS="$GS_NVCC_SM90A_ARCHFLAGS -gencode=arch=compute_$gs_a,code=sm_$gs_a"])
       gs_last=$gs_a
     done
     AS_IF([test -z "$gs_last"], [AC_MSG_ERROR([--with-cuda-arch: empty list])])
     # PTX for the newest arch in the list, so newer GPUs JIT it.
     GS_NVCC_ARCHFLAGS="$GS_NVCC_ARCHFLAGS -gencode=arch=compute_$gs_last,code=compute_$gs_last"
+    GS_NVCC_SM90A_ARCHFLAGS="$GS_NVCC_SM90A_ARCHFLAGS -gencode=arch=compute_$gs_last,code=compute_$gs_last"
     gs_cuda_archs="$with_cuda_arch (PTX for $gs_last)"
     gs_probe_arch="-gencode=arch=compute_$gs_last,code=compute_$gs_last"
   ])

@@ -62,7 +62,9 @@ enum gs_kernel_flag {
   GS_KERNEL_INTERNAL = 1u << 2, /* the one the backend recommends for drivers' own sums */
   GS_KERNEL_TF32 = 1u << 3,     /* matmul: float inputs rounded to TF32 on tensor cores (looser tolerance) */
   GS_KERNEL_FLOAT = 1u << 4,    /* matmul: runs float */
-  GS_KERNEL_DOUBLE = 1u << 5    /* matmul: runs double */
+  GS_KERNEL_DOUBLE = 1u << 5,   /* matmul: runs double */
+  GS_KERNEL_STAGED = 1u << 6    /* matmul: stages B^T (and A, if its rows are not 16-byte aligned) in a
+                                 * device workspace: up to (m + n) x (k + 4) more elements */
 };
 
 /* Reduction primitives (gs_reduce.c, and the N-body diagnostics' sums). */

@@ -1,6 +1,6 @@
 /* gs_backend_cuda_matmul.c: the CUDA backend's matrix-multiply primitive over the launcher of
  * cuda/gs_matmul_kernels.cu, and its kernel list: the seed 003 ladder, ours (simt; dmma, double
- * only, and tc32, tf32 only, on the tensor cores), and cuBLAS (only in a build with cuBLAS:
+ * only, and tc32 and wgmma, tf32 only, on the tensor cores), and cuBLAS (only in a build with cuBLAS:
  * without it the rows are absent, so no driver can ask for them). */
 #include <config.h>
 
@@ -18,6 +18,8 @@ static const struct gs_kernel gs_cuda_matmul_kernels[] = {
     {"simt", "128x128 tiles, 8x8/thread, cp.async", GS_MK_SIMT, GS_FD},
     {"dmma", "FP64 tensor cores, mma.sync, cp.async", GS_MK_DMMA, GS_KERNEL_DOUBLE},
     {"tc32", "TF32 tensor cores, mma.sync, cp.async", GS_MK_TC32, GS_KERNEL_TF32 | GS_KERNEL_FLOAT},
+    {"wgmma", "TF32 tensor cores, wgmma, TMA (sm_90a)", GS_MK_WGMMA,
+     GS_KERNEL_TF32 | GS_KERNEL_FLOAT | GS_KERNEL_STAGED},
 #ifdef GS_HAVE_CUBLAS
     {"cublas", "cuBLAS SGEMM/DGEMM (baseline)", GS_MK_CUBLAS, GS_KERNEL_BASELINE | GS_FD},
     {"cublas-tf32", "cuBLAS TF32 tensor cores (baseline)", GS_MK_CUBLAS_TF32,

@@ -10,7 +10,7 @@
 /* Every kernel name a backend may have for matmul: the seed's ladder (numbered 1..6), ours, the
  * cuBLAS baselines (cuda), and the CPU's omp. */
 const char *const gs_matmul_options_kernels[] = {"global", "smem1", "smem2",  "smem3",       "smem4", "smem5", "simt",
-                                                 "dmma",   "tc32",  "cublas", "cublas-tf32", "omp",   NULL};
+                                                 "dmma",   "tc32",  "wgmma", "cublas", "cublas-tf32", "omp",   NULL};
 
 /* Matrix sides up to 2^31 - 1: a side is an int for every library below us (cuBLAS, MPI). */
 #define GS_MATMUL_SIDE_MAX INT32_MAX
@@ -25,7 +25,7 @@ const struct gs_opt gs_matmul_options_table[] = {
      "(default float)",
      "float=float,single=float,fp32=float,f32=float,double=double,fp64=double,f64=double,tf32=tf32"},
     {"kernel", GS_OPT_STRING, GS_M(kernels), 0, 0, NULL, "LIST",
-     "all, ladder, or a list of 1..6 / global, smem1..smem5 (the seed ladder), simt, dmma (double), tc32 (tf32), "
+     "all, ladder, or a list of 1..6 / global, smem1..smem5 (the seed ladder), simt, dmma (double), tc32, wgmma (tf32), "
      "cublas, cublas-tf32 (cuda), omp (cpu); all = every kernel of the backend that runs --type (default all)", NULL},
     {"ic", GS_OPT_CHOICE, GS_M(ic), 0, 0, "seed|random", "IC",
      "inputs: seed (a[i][j] = 2j + i, b[i][j] = j - i, checked against the exact closed form) or random "

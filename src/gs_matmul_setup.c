@@ -27,11 +27,20 @@ void gs_matmul_setup_grid(struct gs_matmul_job *job) {
   GS_CHECK_MPI(&run->where, MPI_Comm_split(MPI_COMM_WORLD, job->pcol, job->prow, &job->col_comm));
 }
 
-/* Bytes this rank allocates on its device: the blocks and four panels. */
+/* Bytes this rank allocates on its device: the blocks, four panels, and the workspace of a
+ * selected kernel that stages its inputs (GS_KERNEL_STAGED: at most (m + n) x (k + 4) elements
+ * for its largest product, whose depth is at most the panel width or the block's K). */
 static double gs_matmul_setup_device_bytes(const struct gs_matmul_job *job) {
   double w = (double)job->panel;
   double elems = (double)job->mloc * job->kaloc + (double)job->kbloc * job->nloc + (double)job->mloc * job->nloc;
   if (job->run->size > 1) elems += 2 * w * (job->mloc + job->nloc);
+  for (int i = 0; i < job->be->matmul->count; ++i)
+    if ((job->mask >> i & 1u) && (job->kernels[i].flags & GS_KERNEL_STAGED)) {
+      double depth = (double)(job->kaloc > job->kbloc ? job->kaloc : job->kbloc);
+      if (w < depth) depth = w;
+      elems += ((double)job->mloc + job->nloc) * (depth + 4);
+      break;
+    }
   return elems * job->esz;
 }
 

@@ -52,7 +52,7 @@ static const struct kern g_kerns[] = {
     {GS_MK_SMEM2, "smem2", 1, 1, 1, 0},   {GS_MK_SMEM3, "smem3", 1, 1, 1, 0},
     {GS_MK_SMEM4, "smem4", 1, 1, 1, 0},   {GS_MK_SMEM5, "smem5", 1, 1, 1, 0},
     {GS_MK_SIMT, "simt", 1, 1, 1, 0},     {GS_MK_DMMA, "dmma", 0, 1, 1, 0},
-    {GS_MK_TC32, "tc32", 1, 0, 1, 1},
+    {GS_MK_TC32, "tc32", 1, 0, 1, 1},     {GS_MK_WGMMA, "wgmma", 1, 0, 1, 1},
 #ifdef GS_HAVE_CUBLAS
     {GS_MK_CUBLAS, "cublas", 1, 1, 0, 0}, {GS_MK_CUBLAS_TF32, "cublas-tf32", 1, 0, 0, 1},
 #endif
@@ -373,6 +373,7 @@ static const struct bad_call g_bad[] = {
     {"kernel -3", -3, GS_DTYPE_FLOAT, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0},
     {"cublas-tf32 with double", GS_MK_CUBLAS_TF32, GS_DTYPE_DOUBLE, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0},
     {"tc32 with double", GS_MK_TC32, GS_DTYPE_DOUBLE, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0},
+    {"wgmma with double", GS_MK_WGMMA, GS_DTYPE_DOUBLE, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0},
     {"dmma with float", GS_MK_DMMA, GS_DTYPE_FLOAT, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0},
     {"dtype int32", UNDER_TEST, GS_DTYPE_INT32, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0},
     {"dtype GS_DTYPE_COUNT", UNDER_TEST, GS_DTYPE_COUNT, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0},
