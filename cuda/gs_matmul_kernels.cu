@@ -109,7 +109,8 @@ static __global__ void __launch_bounds__(1024)
 
 /* ---- 7: "simt", a register-blocked, warp-tiled GEMM ---------------------------------------
  *
- * A block of 256 threads owns a 128 x 128 tile of C and walks k in steps of BK = 8:
+ * A block of 256 threads owns a 128 x 128 tile of C and walks k in steps of BK = 8 (float:
+ * GS_MM_BK_F, 8 unless a tuning run says otherwise):
  *   - 8 warps as 4 (M) x 2 (N), each a 32 x 64 warp tile; a warp's lanes as 4 (M) x 8 (N), each
  *     an 8 x 8 thread tile held in registers (64 accumulators). A thread's 8 rows are 8 / V
  *     groups of V consecutive rows, 4 V apart, its 8 columns 8 / V groups of V, 8 V apart, where
@@ -134,7 +135,9 @@ static __global__ void __launch_bounds__(1024)
  * memory). -D overrides for tuning runs. */
 #define GS_MM_BM 128
 #define GS_MM_BN 128
-#define GS_MM_BK 8
+#ifndef GS_MM_BK_F
+#define GS_MM_BK_F 8 /* float's k-tile; double's is 8 (16 would pass the 48 KB of static shared memory) */
+#endif
 #define GS_MM_THREADS 256
 #ifndef GS_MM_STAGES_F
 #define GS_MM_STAGES_F 3
@@ -144,8 +147,10 @@ static __global__ void __launch_bounds__(1024)
 #endif
 
 template <typename T> struct gs_mm_shape;
-template <> struct gs_mm_shape<float> { static constexpr int STAGES = GS_MM_STAGES_F, MINB = 2, V = 4; };
-template <> struct gs_mm_shape<double> { static constexpr int STAGES = GS_MM_STAGES_D, MINB = 1, V = 2; };
+template <> struct gs_mm_shape<float> {
+  static constexpr int STAGES = GS_MM_STAGES_F, MINB = 2, V = 4, BK = GS_MM_BK_F;
+};
+template <> struct gs_mm_shape<double> { static constexpr int STAGES = GS_MM_STAGES_D, MINB = 1, V = 2, BK = 8; };
 
 /* Issue the copies of k-tile [k0, k0 + BK) of A (rows row0..) and B (columns col0..) into one
  * stage. A: 1024 elements, 4 per thread; lanes run along k (a warp reads 4 rows x 8 k). */
@@ -153,16 +158,16 @@ template <typename T, bool VEC>
 static __device__ __forceinline__ void gs_mm_load_tile(T (*as)[GS_MM_BM + gs_mm_shape<T>::V], T (*bs)[GS_MM_BN], int m,
                                                        int n, int k, const T *A, size_t lda, const T *B, size_t ldb,
                                                        int row0, int col0, int k0) {
-  constexpr int V = gs_mm_shape<T>::V, PER = GS_MM_BM * GS_MM_BK / GS_MM_THREADS;
+  constexpr int V = gs_mm_shape<T>::V, PER = GS_MM_BM * gs_mm_shape<T>::BK / GS_MM_THREADS;
 #pragma unroll
   for (int q = 0; q < PER; ++q) {
-    const int e = threadIdx.x + q * GS_MM_THREADS, r = e / GS_MM_BK, kk = e % GS_MM_BK;
+    const int e = threadIdx.x + q * GS_MM_THREADS, r = e / gs_mm_shape<T>::BK, kk = e % gs_mm_shape<T>::BK;
     const bool in = row0 + r < m && k0 + kk < k;
     const T *src = in ? A + (size_t)(row0 + r) * lda + (k0 + kk) : A;
     gs_mm_cp_async<sizeof(T)>(&as[kk][r], src, in ? (int)sizeof(T) : 0);
   }
   if (VEC) { /* B in V-wide vectors: BN / V per row */
-    constexpr int PERV = GS_MM_BK * GS_MM_BN / V / GS_MM_THREADS, ROWV = GS_MM_BN / V;
+    constexpr int PERV = gs_mm_shape<T>::BK * GS_MM_BN / V / GS_MM_THREADS, ROWV = GS_MM_BN / V;
 #pragma unroll
     for (int q = 0; q < PERV; ++q) {
       const int e = threadIdx.x + q * GS_MM_THREADS, kk = e / ROWV, c = (e % ROWV) * V;
@@ -198,7 +203,7 @@ static __device__ __forceinline__ void gs_mm_mul_tile(const T (*as)[GS_MM_BM + g
                                                       const T (*bs)[GS_MM_BN], int wm, int wn, T (&acc)[8][8]) {
   constexpr int V = gs_mm_shape<T>::V;
 #pragma unroll
-  for (int kk = 0; kk < GS_MM_BK; ++kk) {
+  for (int kk = 0; kk < gs_mm_shape<T>::BK; ++kk) {
     T a[8], b[8];
 #pragma unroll
     for (int g = 0; g < 8 / V; ++g) {
@@ -250,16 +255,17 @@ static __global__ void __launch_bounds__(GS_MM_THREADS, gs_mm_shape<T>::MINB)
     gs_mm_simt(int m, int n, int k, const T *__restrict__ A, size_t lda, const T *__restrict__ B, size_t ldb,
                T *__restrict__ C, size_t ldc, int accumulate) {
   constexpr int S = gs_mm_shape<T>::STAGES, V = gs_mm_shape<T>::V;
-  __shared__ __align__(16) T as[S][GS_MM_BK][GS_MM_BM + V];
-  __shared__ __align__(16) T bs[S][GS_MM_BK][GS_MM_BN];
-  const int row0 = blockIdx.y * GS_MM_BM, col0 = blockIdx.x * GS_MM_BN, ktiles = (k + GS_MM_BK - 1) / GS_MM_BK;
+  __shared__ __align__(16) T as[S][gs_mm_shape<T>::BK][GS_MM_BM + V];
+  __shared__ __align__(16) T bs[S][gs_mm_shape<T>::BK][GS_MM_BN];
+  const int row0 = blockIdx.y * GS_MM_BM, col0 = blockIdx.x * GS_MM_BN,
+            ktiles = (k + gs_mm_shape<T>::BK - 1) / gs_mm_shape<T>::BK;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int wm = (warp % 4) * 32 + (lane / 8) * V, wn = (warp / 4) * 64 + (lane % 8) * V;
   /* Prologue: tiles 0 .. S-2 in flight, one commit group each (empty past the last tile, so the
    * group count below stays exact). */
 #pragma unroll
   for (int s = 0; s < S - 1; ++s) {
-    if (s < ktiles) gs_mm_load_tile<T, VEC>(as[s], bs[s], m, n, k, A, lda, B, ldb, row0, col0, s * GS_MM_BK);
+    if (s < ktiles) gs_mm_load_tile<T, VEC>(as[s], bs[s], m, n, k, A, lda, B, ldb, row0, col0, s * gs_mm_shape<T>::BK);
     gs_mm_cp_commit();
   }
   T acc[8][8];
@@ -276,7 +282,8 @@ static __global__ void __launch_bounds__(GS_MM_THREADS, gs_mm_shape<T>::MINB)
     __syncthreads();
     const int next = t + S - 1;
     if (next < ktiles)
-      gs_mm_load_tile<T, VEC>(as[next % S], bs[next % S], m, n, k, A, lda, B, ldb, row0, col0, next * GS_MM_BK);
+      gs_mm_load_tile<T, VEC>(as[next % S], bs[next % S], m, n, k, A, lda, B, ldb, row0, col0,
+                              next * gs_mm_shape<T>::BK);
     gs_mm_cp_commit();
     gs_mm_mul_tile<T>(as[t % S], bs[t % S], wm, wn, acc);
   }

@@ -98,7 +98,9 @@ ReturnToService=2
 SchedulerType=sched/backfill
 AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
-JobCompType=jobcomp/none
+# Every job's exit code, where job_rc finds it when sbatch --wait has lost the job
+JobCompType=jobcomp/filetxt
+JobCompLoc=$T/log/jobcomp.txt
 MailProg=/bin/true
 DebugFlags=NO_CONF_HASH
 KillWait=5
@@ -199,10 +201,27 @@ submit() {
   (
     cd "$T/work" || exit 1
     env ${envs[@]+"${envs[@]}"} timeout 150 sbatch --wait --parsable --job-name="$name" \
-      -o "$T/work/$name.log" "$@" "$jobs/slurm/$script" >"$T/work/$name.id"
+      -o "$T/work/$name.log" "$@" "$jobs/slurm/$script" >"$T/work/$name.id" 2>"$T/work/$name.err"
     echo $? >"$T/work/$name.rc"
   ) &
   eval "bg_$(echo "$name" | tr -c 'a-zA-Z0-9\n' _)=$!"
+}
+# job_rc JID RC ERRFILE: the job's exit status. sbatch --wait's own (RC), unless its poll came
+# after the controller had purged the finished job (MinJobAge, short here for fast polls on a
+# busy machine): then it says "no longer found" and exits 0, whatever the job did. The exit
+# code then comes from the controller's completion log (the highest of an array's tasks).
+job_rc() {
+  grep -q 'no longer found' "$3" 2>/dev/null || { echo "$2"; return; }
+  local i codes
+  for i in $(seq 100); do
+    codes=$(awk -v j="$1" '$1 == "JobId=" j || / ArrayJobId=/ && $0 ~ " ArrayJobId=" j " " {
+      for (f = 1; f <= NF; f++) if ($f ~ /^ExitCode=/) { split(substr($f, 10), c, ":"); print c[1] } }' \
+      "$T/log/jobcomp.txt" 2>/dev/null | sort -n | tail -1)
+    [ -n "$codes" ] && break
+    sleep 0.1
+  done
+  echo "sbatch lost job $1; its exit code from the completion log: ${codes:-none}" >&2
+  echo "${codes:-lost}"
 }
 # collect NAME: wait for a submitted job; sets jid, rc and log (the job's output), shows the log.
 collect() {
@@ -212,8 +231,10 @@ collect() {
   log=$T/work/$name.log
   rc=$(cat "$T/work/$name.rc" 2>/dev/null)
   jid=$(head -1 "$T/work/$name.id" 2>/dev/null | cut -d';' -f1)
+  cat "$T/work/$name.err" 2>/dev/null
   [ "$rc" = 124 ] && fail "$name: sbatch --wait still waiting after 150 s"
   [ -n "$jid" ] || fail "$name: sbatch gave no job id (exit status $rc)"
+  rc=$(job_rc "$jid" "$rc" "$T/work/$name.err")
   echo "== $name: job $jid, exit status $rc (at ${SECONDS}s)"
   cat "$log"
 }
@@ -512,6 +533,7 @@ while IFS="$(printf '\t')" read -r where kind cmd; do
   echo "== $where: $cmd"
   cat "$d.out"
   [ -n "$jid" ] || fail "$where: no job id"
+  rc=$(job_rc "$jid" "$rc" "$d.out")
   # The job's log: <job name>-<job id>.out in the submit directory (an array's: name-id_task.out)
   logs=$(ls "$d"/*-"$jid".out "$d"/*-"$jid"_*.out 2>/dev/null)
   [ -n "$logs" ] || fail "$where: no log $d/<job name>-$jid.out: $(ls "$d")"
