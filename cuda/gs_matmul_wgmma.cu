@@ -273,7 +273,11 @@ cudaError_t gs_wg_encoder(PFN_cuTensorMapEncodeTiled_v12000 *fn) {
   if (!cached) {
     void *p = nullptr;
     cudaDriverEntryPointQueryResult q;
+#if CUDART_VERSION >= 12050 /* the versioned lookup; the plain one is deprecated from 12.5 on */
     const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q);
+#else
+    const cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &q);
+#endif
     if (e != cudaSuccess) return e;
     if (q != cudaDriverEntryPointSuccess || !p) return cudaErrorNotSupported;
     cached = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
