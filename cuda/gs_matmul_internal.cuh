@@ -25,30 +25,12 @@ template <int N> static __device__ __forceinline__ void gs_mm_cp_async(void *dst
 #else
   for (int b = 0; b < N; ++b)
     static_cast<char *>(dst)[b] = b < src_bytes ? static_cast<const char *>(src)[b] : 0;
-/* GS_MK_WGMMA: the same contract as above for float data on the TF32 tensor cores through wgmma
- * and TMA (gs_matmul_wgmma.cu); stages B^T (and A when its rows are not 16-byte aligned) in c's
- * workspace. cudaErrorNotSupported unless the build has sm_90a code and the device is CC 9.0. */
-cudaError_t gs_matmul_wgmma_launch(struct gs_cuda_ctx *c, int m, int n, int k, const float *A, size_t lda,
-                                   const float *B, size_t ldb, float *C, size_t ldc, int acc, cudaStream_t s);
-
-/* The workspace bytes gs_matmul_wgmma_launch needs for these arguments. */
-size_t gs_matmul_wgmma_workspace(int m, int n, int k, const void *A, size_t lda);
-
 #endif
 }
 
 static __device__ __forceinline__ void gs_mm_cp_commit() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile("cp.async.commit_group;\n" ::: "memory");
-/* GS_MK_WGMMA: the same contract as above for float data on the TF32 tensor cores through wgmma
- * and TMA (gs_matmul_wgmma.cu); stages B^T (and A when its rows are not 16-byte aligned) in c's
- * workspace. cudaErrorNotSupported unless the build has sm_90a code and the device is CC 9.0. */
-cudaError_t gs_matmul_wgmma_launch(struct gs_cuda_ctx *c, int m, int n, int k, const float *A, size_t lda,
-                                   const float *B, size_t ldb, float *C, size_t ldc, int acc, cudaStream_t s);
-
-/* The workspace bytes gs_matmul_wgmma_launch needs for these arguments. */
-size_t gs_matmul_wgmma_workspace(int m, int n, int k, const void *A, size_t lda);
-
 #endif
 }
 
@@ -56,15 +38,6 @@ size_t gs_matmul_wgmma_workspace(int m, int n, int k, const void *A, size_t lda)
 template <int PENDING> static __device__ __forceinline__ void gs_mm_cp_wait() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
-/* GS_MK_WGMMA: the same contract as above for float data on the TF32 tensor cores through wgmma
- * and TMA (gs_matmul_wgmma.cu); stages B^T (and A when its rows are not 16-byte aligned) in c's
- * workspace. cudaErrorNotSupported unless the build has sm_90a code and the device is CC 9.0. */
-cudaError_t gs_matmul_wgmma_launch(struct gs_cuda_ctx *c, int m, int n, int k, const float *A, size_t lda,
-                                   const float *B, size_t ldb, float *C, size_t ldc, int acc, cudaStream_t s);
-
-/* The workspace bytes gs_matmul_wgmma_launch needs for these arguments. */
-size_t gs_matmul_wgmma_workspace(int m, int n, int k, const void *A, size_t lda);
-
 #endif
 }
 
