@@ -41,6 +41,17 @@ template <int PENDING> static __device__ __forceinline__ void gs_mm_cp_wait() {
 #endif
 }
 
+/* This block's tile row and column: the grid's blocks in groups of `group` tile rows, down the
+ * rows of a group first, then along its columns, so that the blocks running at one time share
+ * A's rows and B's columns in L2 (row by row, a wave of blocks reads all of B). */
+static __device__ __forceinline__ void gs_mm_tile(int group, int *tm, int *tn) {
+  const long long gx = gridDim.x, gy = gridDim.y, lin = (long long)blockIdx.y * gx + blockIdx.x;
+  const long long span = (long long)group * gx, first = lin / span * group;
+  const long long rows = gy - first < group ? gy - first : group, in = lin % span;
+  *tm = (int)(first + in % rows);
+  *tn = (int)(in / rows);
+}
+
 /* GS_MK_DMMA (T = double, FP64 tensor cores) or GS_MK_TC32 (T = float, TF32 tensor cores):
  * C (m x n) = A (m x k) * B (k x n), or += with acc, row-major, on stream s. The arguments are
  * already checked (gs_matmul_kernels_launch: sizes, leading dimensions, pointers, dtype) and

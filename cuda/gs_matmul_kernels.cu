@@ -109,81 +109,161 @@ static __global__ void __launch_bounds__(1024)
 
 /* ---- 7: "simt", a register-blocked, warp-tiled GEMM ---------------------------------------
  *
- * A block of 256 threads owns a 128 x 128 tile of C and walks k in steps of BK = 8 (float:
- * GS_MM_BK_F, 8 unless a tuning run says otherwise):
- *   - 8 warps as 4 (M) x 2 (N), each a 32 x 64 warp tile; a warp's lanes as 4 (M) x 8 (N), each
- *     an 8 x 8 thread tile held in registers (64 accumulators). A thread's 8 rows are 8 / V
- *     groups of V consecutive rows, 4 V apart, its 8 columns 8 / V groups of V, 8 V apart, where
+ * A block of 2 BM threads owns a BM x BN tile of C (BN = 16 TN) and walks k in steps of BK:
+ *   - Warps as BM / 32 (M) x 2 (N), each a 32 x 8 TN warp tile; a warp's lanes as 4 (M) x 8 (N),
+ *     each an 8 x TN thread tile held in registers. A thread's 8 rows are 8 / V groups of V
+ *     consecutive rows, 4 V apart, its TN columns TN / V groups of V, 8 V apart, where
  *     V = 16 / sizeof(T) (4 floats, 2 doubles): each group is one 16-byte shared load (LDS.128),
  *     and a warp's load of one group touches 4 (A: broadcast) or 8 (B) consecutive 16-byte words,
- *     one shared-memory wavefront, no bank conflict. Per k step a thread does 64 FMAs for 16 / V
- *     LDS.128.
+ *     one shared-memory wavefront, no bank conflict. Per k step a thread does 8 TN FMAs for
+ *     (8 + TN) / V LDS.128.
  *   - Shared memory holds STAGES k-tiles (a ring): A transposed, as[k][m] (padded by V so the
  *     transposing 4-byte stores of a warp spread over all banks and rows stay 16-byte aligned),
- *     B as it is, bs[k][n]. Tiles are filled by cp.async (Ampere/Hopper asynchronous copies,
- *     global -> shared without registers) STAGES - 1 tiles ahead of the one being multiplied:
- *     one __syncthreads per k-tile both publishes the landed tile and frees the one read last.
- *   - A is copied element by element (the copy transposes it), B in 16-byte vectors when B and
- *     ldb allow (VEC), element by element otherwise. cp.async's source size zero-fills what lies
- *     outside the matrix: ragged m, n and k cost no branch in the inner loop and read nothing
- *     outside A or B.
+ *     B as it is, bs[k][n]. Tiles are filled by cp.async (global -> shared without registers).
+ *   - The main loop keeps the shared-memory loads one k step ahead of the FMAs that use them,
+ *     across tile boundaries too: at a tile's last k step the thread already holds that step's
+ *     fragments, so one barrier there both publishes tile t + 1 (waited for first) and frees tile
+ *     t's stage, which at once takes the copies of tile t + STAGES: STAGES - 1 tiles stay in
+ *     flight while one is read.
+ *   - Copies: a tile that lies wholly inside A and B (the block inside m and n, k covering the
+ *     tile) comes through two pointers advanced a tile at a time, with no edge checks (the
+ *     checked copies spend more instructions on addresses than the tile has shared loads: at
+ *     BK = 8 the loop was 150 integer instructions to 512 FMAs). Other tiles are copied element
+ *     by element with checks; cp.async's source size zero-fills what lies outside the matrix, so
+ *     ragged m, n and k read nothing outside A or B. A is copied element by element (the copy
+ *     transposes it), B in 16-byte vectors when B and ldb allow (VEC; the fast tiles need it).
  *   - The epilogue stores V-wide vectors where C and ldc allow (VEC) and the group lies inside n,
  *     guarded scalars elsewhere.
- * float: 3 stages (25 KB) and 2 resident blocks per SM (ptxas capped at 128 registers: 64
- * accumulators, 16 fragment values, addresses). double: 64 accumulators are 128 registers, so
- * one block per SM (up to 255 registers) and 2 stages (33 KB, under the 48 KB of static shared
- * memory). -D overrides for tuning runs. */
-#define GS_MM_BM 128
-#define GS_MM_BN 128
+ * float: 64 x 128 x 16 tiles of 128 threads, 8 x 8 per thread, 2 stages (26 KB), 3 blocks per SM
+ * (165 registers). Measured on an H100 at N = 8192 (docs/performance.md): 128 x 128 tiles of 256
+ * threads at 2 blocks per SM sit on the 128-register cap and spill; BK 8 costs twice the barriers.
+ * double: 128 x 128 x 8, 256 threads, one block per SM (64 accumulators are 128 registers),
+ * 2 stages (33 KB, under the 48 KB of static shared memory). -D knobs for tuning runs:
+ * GS_MM_BM_F, GS_MM_TN_F, GS_MM_BK_F, GS_MM_STAGES_F, GS_MM_MINB_F. */
+#ifndef GS_MM_BM_F
+#define GS_MM_BM_F 64
+#endif
+#ifndef GS_MM_TN_F
+#define GS_MM_TN_F 8
+#endif
 #ifndef GS_MM_BK_F
-#define GS_MM_BK_F 8 /* float's k-tile; double's is 8 (16 would pass the 48 KB of static shared memory) */
+#define GS_MM_BK_F 16
 #endif
-#define GS_MM_THREADS 256
 #ifndef GS_MM_STAGES_F
-#define GS_MM_STAGES_F 3
+#define GS_MM_STAGES_F 2
 #endif
-#ifndef GS_MM_STAGES_D
-#define GS_MM_STAGES_D 2
+#ifndef GS_MM_MINB_F
+#define GS_MM_MINB_F 3
+#endif
+#ifndef GS_MM_SIMT_GROUP
+#define GS_MM_SIMT_GROUP 8 /* tile rows per group of the block order (gs_mm_tile); 1: row by row */
 #endif
 
+/* The tiling of one type (above); PER A elements and PERV B vectors copied per thread and tile. */
 template <typename T> struct gs_mm_shape;
 template <> struct gs_mm_shape<float> {
-  static constexpr int STAGES = GS_MM_STAGES_F, MINB = 2, V = 4, BK = GS_MM_BK_F;
+  static constexpr int BM = GS_MM_BM_F, TN = GS_MM_TN_F, BK = GS_MM_BK_F, STAGES = GS_MM_STAGES_F;
+  static constexpr int MINB = GS_MM_MINB_F, V = 4;
 };
-template <> struct gs_mm_shape<double> { static constexpr int STAGES = GS_MM_STAGES_D, MINB = 1, V = 2, BK = 8; };
+template <> struct gs_mm_shape<double> { static constexpr int BM = 128, TN = 8, BK = 8, STAGES = 2, MINB = 1, V = 2; };
+template <typename T> struct gs_mm : gs_mm_shape<T> {
+  using P = gs_mm_shape<T>;
+  static constexpr int BN = 16 * P::TN, THREADS = 2 * P::BM, WARPS_M = P::BM / 32, AROW = P::BM + P::V;
+  static constexpr int PER = P::BM * P::BK / THREADS, PERV = P::BK * BN / P::V / THREADS, PERB = P::BK * BN / THREADS;
+  static_assert(P::BM % 32 == 0 && P::TN % P::V == 0 && THREADS % P::BK == 0, "whole warps and copies");
+  static_assert(PER * THREADS == P::BM * P::BK && PERV * THREADS * P::V == P::BK * BN, "whole copies per thread");
+  static_assert(P::BK % 2 == 0 && P::STAGES >= 2, "the fragment double buffer alternates across tiles");
+  static constexpr int SMEM = P::STAGES * P::BK * (AROW + BN) * (int)sizeof(T); /* bytes, dynamic */
+};
 
 /* Issue the copies of k-tile [k0, k0 + BK) of A (rows row0..) and B (columns col0..) into one
- * stage. A: 1024 elements, 4 per thread; lanes run along k (a warp reads 4 rows x 8 k). */
+ * stage, every element checked against the matrices' edges: for the tiles that cross one.
+ * A: lanes run along k (a warp reads 32 / BK rows x BK k). */
 template <typename T, bool VEC>
-static __device__ __forceinline__ void gs_mm_load_tile(T (*as)[GS_MM_BM + gs_mm_shape<T>::V], T (*bs)[GS_MM_BN], int m,
-                                                       int n, int k, const T *A, size_t lda, const T *B, size_t ldb,
-                                                       int row0, int col0, int k0) {
-  constexpr int V = gs_mm_shape<T>::V, PER = GS_MM_BM * gs_mm_shape<T>::BK / GS_MM_THREADS;
+static __device__ __forceinline__ void gs_mm_load_edge(T (*as)[gs_mm<T>::AROW], T (*bs)[gs_mm<T>::BN], int m, int n,
+                                                       int k, const T *A, size_t lda, const T *B, size_t ldb, int row0,
+                                                       int col0, int k0) {
+  using H = gs_mm<T>;
 #pragma unroll
-  for (int q = 0; q < PER; ++q) {
-    const int e = threadIdx.x + q * GS_MM_THREADS, r = e / gs_mm_shape<T>::BK, kk = e % gs_mm_shape<T>::BK;
+  for (int q = 0; q < H::PER; ++q) {
+    const int e = threadIdx.x + q * H::THREADS, r = e / H::BK, kk = e % H::BK;
     const bool in = row0 + r < m && k0 + kk < k;
     const T *src = in ? A + (size_t)(row0 + r) * lda + (k0 + kk) : A;
     gs_mm_cp_async<sizeof(T)>(&as[kk][r], src, in ? (int)sizeof(T) : 0);
   }
   if (VEC) { /* B in V-wide vectors: BN / V per row */
-    constexpr int PERV = gs_mm_shape<T>::BK * GS_MM_BN / V / GS_MM_THREADS, ROWV = GS_MM_BN / V;
+    constexpr int ROWV = H::BN / H::V;
 #pragma unroll
-    for (int q = 0; q < PERV; ++q) {
-      const int e = threadIdx.x + q * GS_MM_THREADS, kk = e / ROWV, c = (e % ROWV) * V;
-      const int left = k0 + kk < k ? n - (col0 + c) : 0, cnt = left < 0 ? 0 : (left > V ? V : left);
+    for (int q = 0; q < H::PERV; ++q) {
+      const int e = threadIdx.x + q * H::THREADS, kk = e / ROWV, c = (e % ROWV) * H::V;
+      const int left = k0 + kk < k ? n - (col0 + c) : 0, cnt = left < 0 ? 0 : (left > H::V ? H::V : left);
       const T *src = cnt ? B + (size_t)(k0 + kk) * ldb + (col0 + c) : B;
       gs_mm_cp_async<16>(&bs[kk][c], src, cnt * (int)sizeof(T));
     }
   } else {
 #pragma unroll
-    for (int q = 0; q < PER; ++q) {
-      const int e = threadIdx.x + q * GS_MM_THREADS, kk = e / GS_MM_BN, c = e % GS_MM_BN;
+    for (int q = 0; q < H::PERB; ++q) {
+      const int e = threadIdx.x + q * H::THREADS, kk = e / H::BN, c = e % H::BN;
       const bool in = k0 + kk < k && col0 + c < n;
       const T *src = in ? B + (size_t)(k0 + kk) * ldb + (col0 + c) : B;
       gs_mm_cp_async<sizeof(T)>(&bs[kk][c], src, in ? (int)sizeof(T) : 0);
     }
   }
+}
+
+/* The copies of the tiles that lie wholly inside A and B, in tile order: this thread's first
+ * element of A and first piece of B in the next tile; its other elements of A are THREADS / BK
+ * rows apart, its other pieces of B BROWS rows apart. A piece of B is a 16-byte vector (VEC) or
+ * one element (B or ldb not 16-byte aligned). */
+template <typename T, bool VEC> struct gs_mm_feed {
+  static constexpr int BW = VEC ? gs_mm<T>::V : 1;                                /* elements per piece of B */
+  static constexpr int ROW = gs_mm<T>::BN / BW;                                   /* pieces per row of B's tile */
+  static constexpr int BROWS = gs_mm<T>::THREADS / ROW;                           /* rows between a thread's pieces */
+  static constexpr int NB = gs_mm<T>::BK * gs_mm<T>::BN / BW / gs_mm<T>::THREADS; /* pieces per thread */
+  const T *a, *b;
+  size_t astep, bstep, bnext; /* THREADS / BK rows of A, BROWS rows of B, BK rows of B */
+};
+
+template <typename T, bool VEC>
+static __device__ __forceinline__ gs_mm_feed<T, VEC> gs_mm_feed_init(const T *A, size_t lda, const T *B, size_t ldb,
+                                                                     int row0, int col0) {
+  using H = gs_mm<T>;
+  using F = gs_mm_feed<T, VEC>;
+  const int t = threadIdx.x;
+  return F{A + (size_t)(row0 + t / H::BK) * lda + t % H::BK,
+           B + (size_t)(t / F::ROW) * ldb + col0 + (t % F::ROW) * F::BW, (size_t)(H::THREADS / H::BK) * lda,
+           (size_t)F::BROWS * ldb, (size_t)H::BK * ldb};
+}
+
+/* Issue the copies of the feed's next tile into one stage and advance the feed by a tile. */
+template <typename T, bool VEC>
+static __device__ __forceinline__ void gs_mm_feed_next(T (*as)[gs_mm<T>::AROW], T (*bs)[gs_mm<T>::BN],
+                                                       gs_mm_feed<T, VEC> &f) {
+  using H = gs_mm<T>;
+  using F = gs_mm_feed<T, VEC>;
+  const int t = threadIdx.x;
+  T *adst = &as[t % H::BK][t / H::BK], *bdst = &bs[t / F::ROW][(t % F::ROW) * F::BW];
+#pragma unroll
+  for (int q = 0; q < H::PER; ++q)
+    gs_mm_cp_async<sizeof(T)>(adst + q * (H::THREADS / H::BK), f.a + q * f.astep, (int)sizeof(T));
+#pragma unroll
+  for (int q = 0; q < F::NB; ++q)
+    gs_mm_cp_async<F::BW * sizeof(T)>(bdst + q * F::BROWS * H::BN, f.b + q * f.bstep, F::BW * (int)sizeof(T));
+  f.a += H::BK;
+  f.b += f.bnext;
+}
+
+/* Issue the copies of k-tile t into one stage (fast for t < full, checked otherwise; nothing for
+ * t >= ktiles) and commit them as one group, empty or not, so the group count stays exact. */
+template <typename T, bool VEC>
+static __device__ __forceinline__ void gs_mm_load(T (*as)[gs_mm<T>::AROW], T (*bs)[gs_mm<T>::BN], gs_mm_feed<T, VEC> &f,
+                                                  int t, int full, int ktiles, int m, int n, int k, const T *A,
+                                                  size_t lda, const T *B, size_t ldb, int row0, int col0) {
+  if (t < full)
+    gs_mm_feed_next<T, VEC>(as, bs, f);
+  else if (t < ktiles)
+    gs_mm_load_edge<T, VEC>(as, bs, m, n, k, A, lda, B, ldb, row0, col0, t * gs_mm<T>::BK);
+  gs_mm_cp_commit();
 }
 
 /* One 16-byte shared load of V values. */
@@ -196,40 +276,32 @@ static __device__ __forceinline__ void gs_mm_lds(double *d, const double *s) {
   d[0] = v.x, d[1] = v.y;
 }
 
-/* The BK rank-1 updates of one stage on the thread's 8 x 8 accumulators; wm, wn: the first row
- * and column of the thread's fragments inside the block tile. */
+/* The thread's fragments of row kk of a stage: 8 values of A's column and TN of B's row; wm, wn:
+ * the first row and column of the thread's fragments inside the block tile. */
 template <typename T>
-static __device__ __forceinline__ void gs_mm_mul_tile(const T (*as)[GS_MM_BM + gs_mm_shape<T>::V],
-                                                      const T (*bs)[GS_MM_BN], int wm, int wn, T (&acc)[8][8]) {
-  constexpr int V = gs_mm_shape<T>::V;
+static __device__ __forceinline__ void gs_mm_frag(T (&a)[8], T (&b)[gs_mm<T>::TN], const T *as_kk, const T *bs_kk,
+                                                  int wm, int wn) {
+  constexpr int V = gs_mm<T>::V;
 #pragma unroll
-  for (int kk = 0; kk < gs_mm_shape<T>::BK; ++kk) {
-    T a[8], b[8];
+  for (int g = 0; g < 8 / V; ++g)
+    gs_mm_lds(&a[g * V], as_kk + wm + g * 4 * V);
 #pragma unroll
-    for (int g = 0; g < 8 / V; ++g) {
-      gs_mm_lds(&a[g * V], &as[kk][wm + g * 4 * V]);
-      gs_mm_lds(&b[g * V], &bs[kk][wn + g * 8 * V]);
-    }
-#pragma unroll
-    for (int i = 0; i < 8; ++i)
-#pragma unroll
-      for (int j = 0; j < 8; ++j)
-        acc[i][j] = fma(a[i], b[j], acc[i][j]);
-  }
+  for (int g = 0; g < gs_mm<T>::TN / V; ++g)
+    gs_mm_lds(&b[g * V], bs_kk + wn + g * 8 * V);
 }
 
-/* Store (or add) the thread's 8 x 8 outputs; row0, col0: the global position of (wm, wn). */
+/* Store (or add) the thread's 8 x TN outputs; row0, col0: the global position of (wm, wn). */
 template <typename T, bool VEC>
 static __device__ __forceinline__ void gs_mm_store_tile(T *C, size_t ldc, int m, int n, int row0, int col0,
-                                                        const T (&acc)[8][8], int accumulate) {
-  constexpr int V = gs_mm_shape<T>::V;
+                                                        const T (&acc)[8][gs_mm<T>::TN], int accumulate) {
+  constexpr int V = gs_mm<T>::V;
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
     const int r = row0 + (i / V) * 4 * V + i % V;
     if (r >= m) continue;
     T *crow = C + (size_t)r * ldc;
 #pragma unroll
-    for (int g = 0; g < 8 / V; ++g) {
+    for (int g = 0; g < gs_mm<T>::TN / V; ++g) {
       const int c = col0 + g * 8 * V;
       if (VEC && c + V <= n) {
         T v[V];
@@ -251,41 +323,55 @@ static __device__ __forceinline__ void gs_mm_store_tile(T *C, size_t ldc, int m,
 }
 
 template <typename T, bool VEC>
-static __global__ void __launch_bounds__(GS_MM_THREADS, gs_mm_shape<T>::MINB)
+static __global__ void __launch_bounds__(gs_mm<T>::THREADS, gs_mm<T>::MINB)
     gs_mm_simt(int m, int n, int k, const T *__restrict__ A, size_t lda, const T *__restrict__ B, size_t ldb,
                T *__restrict__ C, size_t ldc, int accumulate) {
-  constexpr int S = gs_mm_shape<T>::STAGES, V = gs_mm_shape<T>::V;
-  __shared__ __align__(16) T as[S][gs_mm_shape<T>::BK][GS_MM_BM + V];
-  __shared__ __align__(16) T bs[S][gs_mm_shape<T>::BK][GS_MM_BN];
-  const int row0 = blockIdx.y * GS_MM_BM, col0 = blockIdx.x * GS_MM_BN,
-            ktiles = (k + gs_mm_shape<T>::BK - 1) / gs_mm_shape<T>::BK;
+  using H = gs_mm<T>;
+  constexpr int S = H::STAGES, BK = H::BK, TN = H::TN;
+  extern __shared__ __align__(16) unsigned char gs_mm_simt_smem[]; /* may pass the 48 KB of static */
+  T(*const as)[BK][H::AROW] = reinterpret_cast<T(*)[BK][H::AROW]>(gs_mm_simt_smem);
+  T(*const bs)[BK][H::BN] = reinterpret_cast<T(*)[BK][H::BN]>(gs_mm_simt_smem + S * BK * H::AROW * sizeof(T));
+  int tm, tn;
+  gs_mm_tile(GS_MM_SIMT_GROUP, &tm, &tn);
+  const int row0 = tm * H::BM, col0 = tn * H::BN, ktiles = (k + BK - 1) / BK;
+  /* Tiles 0 .. full - 1 lie wholly inside A and B. */
+  const int full = row0 + H::BM <= m && col0 + H::BN <= n ? k / BK : 0;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int wm = (warp % 4) * 32 + (lane / 8) * V, wn = (warp / 4) * 64 + (lane % 8) * V;
-  /* Prologue: tiles 0 .. S-2 in flight, one commit group each (empty past the last tile, so the
-   * group count below stays exact). */
+  const int wm = (warp % H::WARPS_M) * 32 + (lane / 8) * H::V, wn = (warp / H::WARPS_M) * 8 * TN + (lane % 8) * H::V;
+  gs_mm_feed<T, VEC> f = gs_mm_feed_init<T, VEC>(A, lda, B, ldb, row0, col0);
 #pragma unroll
-  for (int s = 0; s < S - 1; ++s) {
-    if (s < ktiles) gs_mm_load_tile<T, VEC>(as[s], bs[s], m, n, k, A, lda, B, ldb, row0, col0, s * gs_mm_shape<T>::BK);
-    gs_mm_cp_commit();
-  }
-  T acc[8][8];
+  for (int s = 0; s < S; ++s)
+    gs_mm_load<T, VEC>(as[s], bs[s], f, s, full, ktiles, m, n, k, A, lda, B, ldb, row0, col0);
+  T acc[8][TN];
 #pragma unroll
   for (int i = 0; i < 8; ++i)
 #pragma unroll
-    for (int j = 0; j < 8; ++j)
+    for (int j = 0; j < TN; ++j)
       acc[i][j] = 0;
+  T fa[2][8], fb[2][TN];
+  gs_mm_cp_wait<S - 1>(); /* S groups committed: tile 0 has landed */
+  __syncthreads();
+  gs_mm_frag<T>(fa[0], fb[0], as[0][0], bs[0][0], wm, wn);
+  int cur = 0; /* the stage of tile t */
   for (int t = 0; t < ktiles; ++t) {
-    /* S - 1 + t groups committed; at most S - 2 pending means tile t has landed (this thread's
-     * part); the barrier makes every thread's part visible and tells that all have finished
-     * tile t - 1, whose stage (t + S - 1) % S is refilled next. */
-    gs_mm_cp_wait<S - 2>();
-    __syncthreads();
-    const int next = t + S - 1;
-    if (next < ktiles)
-      gs_mm_load_tile<T, VEC>(as[next % S], bs[next % S], m, n, k, A, lda, B, ldb, row0, col0,
-                              next * gs_mm_shape<T>::BK);
-    gs_mm_cp_commit();
-    gs_mm_mul_tile<T>(as[t % S], bs[t % S], wm, wn, acc);
+#pragma unroll
+    for (int kk = 0; kk < BK; ++kk) {
+      if (kk < BK - 1) {
+        gs_mm_frag<T>(fa[(kk + 1) % 2], fb[(kk + 1) % 2], as[cur][kk + 1], bs[cur][kk + 1], wm, wn);
+      } else {
+        /* S + t groups committed: at most S - 2 pending means tile t + 1 has landed. */
+        gs_mm_cp_wait<S - 2>();
+        __syncthreads();
+        gs_mm_load<T, VEC>(as[cur], bs[cur], f, t + S, full, ktiles, m, n, k, A, lda, B, ldb, row0, col0);
+        cur = cur + 1 == S ? 0 : cur + 1;
+        if (t + 1 < ktiles) gs_mm_frag<T>(fa[0], fb[0], as[cur][0], bs[cur][0], wm, wn);
+      }
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j)
+          acc[i][j] = fma(fa[kk % 2][i], fb[kk % 2][j], acc[i][j]);
+    }
   }
   gs_mm_store_tile<T, VEC>(C, ldc, m, n, row0 + wm, col0 + wn, acc, accumulate);
 }
@@ -305,7 +391,7 @@ template <typename T> struct gs_mm_args {
 };
 
 template <typename T> static bool gs_mm_aligned(const void *p, size_t ld) {
-  return (reinterpret_cast<uintptr_t>(p) % 16) == 0 && ld % gs_mm_shape<T>::V == 0;
+  return (reinterpret_cast<uintptr_t>(p) % 16) == 0 && ld % gs_mm<T>::V == 0;
 }
 
 /* One launch of kernel on a.m <= 65535 tile rows. */
@@ -333,11 +419,15 @@ template <typename T> static cudaError_t gs_mm_launch_one(int kernel, const gs_m
     gs_mm_smem<T, 4, 0, false><<<tiles32, quarter, 0, s>>>(GS_MM_ARGS);
     break;
   case GS_MK_SIMT: {
-    const dim3 grid((a.n + GS_MM_BN - 1) / GS_MM_BN, (a.m + GS_MM_BM - 1) / GS_MM_BM);
-    if (gs_mm_aligned<T>(a.B, a.ldb) && gs_mm_aligned<T>(a.C, a.ldc))
-      gs_mm_simt<T, true><<<grid, GS_MM_THREADS, 0, s>>>(GS_MM_ARGS);
+    const dim3 grid((a.n + gs_mm<T>::BN - 1) / gs_mm<T>::BN, (a.m + gs_mm<T>::BM - 1) / gs_mm<T>::BM);
+    const bool vec = gs_mm_aligned<T>(a.B, a.ldb) && gs_mm_aligned<T>(a.C, a.ldc);
+    const cudaError_t e = cudaFuncSetAttribute(vec ? gs_mm_simt<T, true> : gs_mm_simt<T, false>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize, gs_mm<T>::SMEM);
+    if (e != cudaSuccess) return e;
+    if (vec)
+      gs_mm_simt<T, true><<<grid, gs_mm<T>::THREADS, gs_mm<T>::SMEM, s>>>(GS_MM_ARGS);
     else
-      gs_mm_simt<T, false><<<grid, GS_MM_THREADS, 0, s>>>(GS_MM_ARGS);
+      gs_mm_simt<T, false><<<grid, gs_mm<T>::THREADS, gs_mm<T>::SMEM, s>>>(GS_MM_ARGS);
     break;
   }
   default:
@@ -351,7 +441,7 @@ template <typename T> static cudaError_t gs_mm_launch_one(int kernel, const gs_m
 template <typename T>
 static cudaError_t gs_mm_run(int kernel, int m, int n, int k, const void *A, size_t lda, const void *B, size_t ldb,
                              void *C, size_t ldc, int acc, cudaStream_t s) {
-  const int rows = 65535 * (kernel == GS_MK_SIMT ? GS_MM_BM : GS_MM_TILE);
+  const int rows = 65535 * (kernel == GS_MK_SIMT ? gs_mm<T>::BM : GS_MM_TILE);
   for (int r = 0; r < m; r += rows) {
     const gs_mm_args<T> a = {m - r < rows ? m - r : rows,
                              n,
