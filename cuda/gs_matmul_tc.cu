@@ -1,6 +1,6 @@
 /* gs_matmul_tc.cu: the tensor-core matrix multiplies of gs_matmul_kernels_launch (via
  * gs_matmul_tc_launch of gs_matmul_internal.cuh):
- *   "dmma"  double on the FP64 tensor cores: mma.sync m16n8k16 .f64 in device code for sm_90 and
+ *   "dmma"  double on the FP64 tensor cores: mma.sync m16n8k8 .f64 in device code for sm_90 and
  *           later, m8n8k4 .f64 for sm_80 and sm_86/89 (half the rate on an H200);
  *   "tc32"  float data on the TF32 tensor cores: each input rounded to TF32 (cvt.rna, to nearest,
  *           ties away), products and sums in FP32: mma.sync m16n8k8 .tf32 (sm_80+).
@@ -8,8 +8,9 @@
  *
  * One template for both (T = double or float; gs_tc_cfg below holds the shapes):
  *   - A block owns a BM x BN tile of C and walks k in steps of BK. Shared memory holds STAGES
- *     k-tiles (a ring, dynamic shared memory) filled by cp.async STAGES - 1 tiles ahead of the one
- *     being multiplied, one __syncthreads per k-tile (the SIMT kernel's pipeline). A tile is
+ *     k-tiles (a ring, dynamic shared memory) filled by cp.async, one __syncthreads per k-tile,
+ *     placed so that STAGES tiles are in flight or landed (the SIMT kernel's pipeline; dmma also
+ *     loads its fragments one mma k-step ahead of the mma instructions). A tile is
  *     stored as in global memory: A's rows (k contiguous), B's rows (n contiguous), so 16-byte
  *     copies move it when A, B and their leading dimensions allow (VEC), element copies
  *     otherwise. cp.async's source size zero-fills what lies outside the matrices: ragged m, n,
@@ -29,11 +30,12 @@
  *   - The epilogue writes (or adds) each accumulator where it lies inside C.
  * Each output is summed in the same order every run: identical bits run to run.
  *
- * -D knobs for tuning runs (defaults first): GS_MM_DMMA_SHAPE (16816 on sm_90, else 884) | 1688,
+ * -D knobs for tuning runs (defaults first): GS_MM_DMMA_SHAPE (1688 on sm_90, else 884) | 16816,
  * GS_MM_DMMA_BN 64 | 128 with GS_MM_DMMA_WARPS_N 2 | 4 (128: one block per SM), GS_MM_DMMA_BK
- * 32 | 16 with GS_MM_DMMA_STAGES 2 | 3 (two blocks per SM fit BK 32 x 2 stages or BK 16 x 3),
- * GS_MM_TC32_BN 256 | 128 with GS_MM_TC32_WARPS_N 4 | 2, GS_MM_TC32_STAGES 3 | 2 | 4,
- * GS_MM_TC_GROUP 8 | 16. Measured on an H200 at N = 8192: docs/performance.md. */
+ * 16 | 32 with GS_MM_DMMA_STAGES 3 | 2 (two blocks per SM fit BK 32 x 2 stages or BK 16 x 3),
+ * GS_MM_DMMA_PREFETCH 1 | 0, GS_MM_TC32_BN 256 | 128 with GS_MM_TC32_WARPS_N 4 | 2,
+ * GS_MM_TC32_STAGES 3 | 2 | 4, GS_MM_TC_GROUP 8 | 16. Measured on an H200 and an H100 at
+ * N = 8192: docs/performance.md. */
 #include <config.h>
 
 #include <cstdint>
@@ -44,21 +46,22 @@
 #include "gs_matmul_internal.cuh"
 
 /* The FP64 mma shape: m8n8k4 runs at half the FP64 tensor-core rate of an H200 (27 against 43
- * TFLOP/s for m16n8k16 in this kernel), but the m16n8 shapes are sm_90's: m16n8k16 where the
- * device code is for sm_90 or later, m8n8k4 below. GS_MM_DMMA_SHAPE forces one. */
+ * TFLOP/s for m16n8k16 in this kernel), but the m16n8 shapes are sm_90's: m16n8k8 where the
+ * device code is for sm_90 or later (cuBLAS's shape; with the fragment prefetch m16n8k16 spills),
+ * m8n8k4 below. GS_MM_DMMA_SHAPE forces one. */
 #ifndef GS_MM_DMMA_SHAPE
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #define GS_MM_DMMA_SHAPE 884
 #else
-#define GS_MM_DMMA_SHAPE 16816
+#define GS_MM_DMMA_SHAPE 1688
 #endif
 #define GS_MM_DMMA_SHAPE_AUTO 1
 #endif
-/* dmma: 128 x 64 x 32 block tiles of 4 warps, 2 stages (108 KB), so that two blocks share an SM:
+/* dmma: 128 x 64 x 16 block tiles of 4 warps, 3 stages (86 KB), so that two blocks share an SM:
  * one block's barrier and copies overlap the other's mma. One block of 8 warps on 128 x 128 tiles
  * kept the DMMA pipe busy only 69% of the time (46.7 against 51.0 TFLOP/s at N = 8192). */
 #ifndef GS_MM_DMMA_BK
-#define GS_MM_DMMA_BK 32
+#define GS_MM_DMMA_BK 16
 #endif
 #ifndef GS_MM_DMMA_WARPS_M
 #define GS_MM_DMMA_WARPS_M 2
@@ -67,7 +70,10 @@
 #define GS_MM_DMMA_WARPS_N 2
 #endif
 #ifndef GS_MM_DMMA_STAGES
-#define GS_MM_DMMA_STAGES 2
+#define GS_MM_DMMA_STAGES 3
+#endif
+#ifndef GS_MM_DMMA_PREFETCH
+#define GS_MM_DMMA_PREFETCH 1 /* fragments one k-step ahead (0: just before their mma) */
 #endif
 #ifndef GS_MM_DMMA_BN
 #define GS_MM_DMMA_BN 64
@@ -95,6 +101,7 @@ template <typename T> struct gs_tc_cfg;
 template <> struct gs_tc_cfg<double> {
   static constexpr int BM = 128, BN = GS_MM_DMMA_BN, BK = GS_MM_DMMA_BK, STAGES = GS_MM_DMMA_STAGES;
   static constexpr int WARPS_M = GS_MM_DMMA_WARPS_M, WARPS_N = GS_MM_DMMA_WARPS_N;
+  static constexpr bool PREFETCH = GS_MM_DMMA_PREFETCH;
   static constexpr int AM = GS_MM_DMMA_SHAPE == 884 ? 8 : 16;
   static constexpr int AK = GS_MM_DMMA_SHAPE == 884 ? 4 : GS_MM_DMMA_SHAPE == 1688 ? 8 : 16;
   using frag = double;
@@ -102,6 +109,7 @@ template <> struct gs_tc_cfg<double> {
 template <> struct gs_tc_cfg<float> {
   static constexpr int BM = 128, BN = GS_MM_TC32_BN, BK = 32, WARPS_M = 2, WARPS_N = GS_MM_TC32_WARPS_N;
   static constexpr int STAGES = GS_MM_TC32_STAGES;
+  static constexpr bool PREFETCH = false;
   static constexpr int AM = 16, AK = 8;
   using frag = uint32_t;
 };
@@ -172,16 +180,6 @@ static __device__ __forceinline__ uint32_t gs_tc_in(float x) {
 }
 
 /* ---- the pieces of the kernel -------------------------------------------------------------- */
-
-/* This block's tile row and column: the grid's blocks in groups of GS_MM_TC_GROUP tile rows,
- * down the rows of a group first, then along its columns. */
-static __device__ __forceinline__ void gs_tc_tile(int *tm, int *tn) {
-  const long long gx = gridDim.x, gy = gridDim.y, lin = (long long)blockIdx.y * gx + blockIdx.x;
-  const long long span = (long long)GS_MM_TC_GROUP * gx, first = lin / span * GS_MM_TC_GROUP;
-  const long long rows = gy - first < GS_MM_TC_GROUP ? gy - first : GS_MM_TC_GROUP, in = lin % span;
-  *tm = (int)(first + in % rows);
-  *tn = (int)(in / rows);
-}
 
 /* Where a block's tiles come from, and this thread's share of their 16-byte copies (VEC). Every
  * k-tile a thread copies the same column chunk (V elements) of rows RA apart of A's tile and of
@@ -279,33 +277,37 @@ static __device__ __forceinline__ void gs_tc_load(T *st, const gs_tc_src<T> &s, 
     gs_tc_load_elem<T>(st, s, k0);
 }
 
-/* The mma k-steps of one stage on the warp's accumulators; wm, wn: the warp tile's first row and
- * column in the block tile. */
+/* The warp's operand fragments of one mma k-step. */
+template <typename T> struct gs_tc_frags {
+  typename gs_tc<T>::frag a[gs_tc<T>::MI][gs_tc<T>::NA], b[gs_tc<T>::NI][gs_tc<T>::NB];
+};
+
+/* Load the fragments of the mma k-step at column kk of a stage (A's tile at sa, B's at sb); wm, wn:
+ * the warp tile's first row and column in the block tile. */
 template <typename T>
-static __device__ __forceinline__ void gs_tc_mul(const T *sa, const T *sb, int wm, int wn, gs_tc_acc<T> &acc) {
+static __device__ __forceinline__ void gs_tc_frag(gs_tc_frags<T> &f, const T *sa, const T *sb, int kk, int wm, int wn) {
   using G = gs_tc<T>;
-  using F = typename G::frag;
   constexpr int RA = G::AM / 8; /* A registers per k column: 1 (m8) or 2 (m16: rows g, g + 8) */
   const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 #pragma unroll
-  for (int kk = 0; kk < G::BK; kk += G::AK) {
-    F a[G::MI][G::NA], b[G::NI][G::NB];
+  for (int mi = 0; mi < G::MI; ++mi)
 #pragma unroll
-    for (int mi = 0; mi < G::MI; ++mi)
+    for (int i = 0; i < G::NA; ++i)
+      f.a[mi][i] = gs_tc_in(sa[(wm + mi * G::AM + g + 8 * (i % RA)) * G::LDA_S + kk + t + 4 * (i / RA)]);
 #pragma unroll
-      for (int i = 0; i < G::NA; ++i)
-        a[mi][i] = gs_tc_in(sa[(wm + mi * G::AM + g + 8 * (i % RA)) * G::LDA_S + kk + t + 4 * (i / RA)]);
+  for (int ni = 0; ni < G::NI; ++ni)
 #pragma unroll
-    for (int ni = 0; ni < G::NI; ++ni)
+    for (int i = 0; i < G::NB; ++i)
+      f.b[ni][i] = gs_tc_in(sb[(kk + t + 4 * i) * G::LDB_S + wn + ni * 8 + g]);
+}
+
+/* The mma instructions of one k-step on the warp's accumulators. */
+template <typename T> static __device__ __forceinline__ void gs_tc_mul(const gs_tc_frags<T> &f, gs_tc_acc<T> &acc) {
 #pragma unroll
-      for (int i = 0; i < G::NB; ++i)
-        b[ni][i] = gs_tc_in(sb[(kk + t + 4 * i) * G::LDB_S + wn + ni * 8 + g]);
+  for (int mi = 0; mi < gs_tc<T>::MI; ++mi)
 #pragma unroll
-    for (int mi = 0; mi < G::MI; ++mi)
-#pragma unroll
-      for (int ni = 0; ni < G::NI; ++ni)
-        gs_tc_mma(acc.v[mi][ni], a[mi], b[ni]);
-  }
+    for (int ni = 0; ni < gs_tc<T>::NI; ++ni)
+      gs_tc_mma(acc.v[mi][ni], f.a[mi], f.b[ni]);
 }
 
 /* Write (or add) the warp's accumulators inside C; r0, c0: the warp tile's global position.
@@ -338,13 +340,13 @@ static __global__ void __launch_bounds__(gs_tc<T>::THREADS, 1)
   extern __shared__ __align__(16) unsigned char gs_tc_smem[];
   T *const sm = reinterpret_cast<T *>(gs_tc_smem);
   int tm, tn;
-  gs_tc_tile(&tm, &tn);
+  gs_mm_tile(GS_MM_TC_GROUP, &tm, &tn);
   const int row0 = tm * G::BM, col0 = tn * G::BN, ktiles = (k + G::BK - 1) / G::BK;
   const int warp = threadIdx.x / 32, wm = (warp % G::WARPS_M) * G::WTM, wn = (warp / G::WARPS_M) * G::WTN;
   const gs_tc_src<T> src = gs_tc_src_init<T>(m, n, k, A, lda, B, ldb, row0, col0);
-  /* Prologue: tiles 0 .. S-2 in flight, one commit group each (empty past the last tile). */
+  /* Prologue: tiles 0 .. S-1 in flight, one commit group each (empty past the last tile). */
 #pragma unroll
-  for (int s = 0; s < S - 1; ++s) {
+  for (int s = 0; s < S; ++s) {
     if (s < ktiles) gs_tc_load<T, VEC>(sm + s * G::STAGE, src, s * G::BK);
     gs_mm_cp_commit();
   }
@@ -356,16 +358,37 @@ static __global__ void __launch_bounds__(gs_tc<T>::THREADS, 1)
 #pragma unroll
       for (int i = 0; i < G::NC; ++i)
         acc.v[mi][ni][i] = 0;
+  /* One barrier per tile, at its last mma k-step, once the warp holds that step's fragments: it
+   * both publishes tile t + 1 (waited for first) and frees tile t's stage, which at once takes
+   * the copies of tile t + S (S tiles in flight or landed). With PREFETCH the fragments are loaded
+   * one k-step ahead of the mma instructions that use them, across tile boundaries too (the SIMT
+   * kernel's loop; twice the fragment registers); without, just before them. */
+  constexpr int KS = G::BK / G::AK;
+  static_assert(!G::PREFETCH || KS % 2 == 0, "the fragment double buffer alternates across tiles");
+  gs_tc_frags<T> f[G::PREFETCH ? 2 : 1];
+  gs_mm_cp_wait<S - 1>(); /* S groups committed: tile 0 has landed */
+  __syncthreads();
+  if (G::PREFETCH) gs_tc_frag<T>(f[0], sm, sm + G::BM * G::LDA_S, 0, wm, wn);
+  int cur = 0; /* the stage of tile t */
   for (int t = 0; t < ktiles; ++t) {
-    /* Tile t has landed (this thread's copies; the barrier: everyone's), and every warp is done
-     * with tile t - 1, whose stage is refilled next. */
-    gs_mm_cp_wait<S - 2>();
-    __syncthreads();
-    const int next = t + S - 1;
-    if (next < ktiles) gs_tc_load<T, VEC>(sm + (next % S) * G::STAGE, src, next * G::BK);
-    gs_mm_cp_commit();
-    const T *st = sm + (t % S) * G::STAGE;
-    gs_tc_mul<T>(st, st + G::BM * G::LDA_S, wm, wn, acc);
+#pragma unroll
+    for (int ks = 0; ks < KS; ++ks) {
+      const T *st = sm + cur * G::STAGE;
+      if (!G::PREFETCH) gs_tc_frag<T>(f[0], st, st + G::BM * G::LDA_S, ks * G::AK, wm, wn);
+      if (ks < KS - 1) {
+        if (G::PREFETCH) gs_tc_frag<T>(f[(ks + 1) % 2], st, st + G::BM * G::LDA_S, (ks + 1) * G::AK, wm, wn);
+      } else {
+        /* S + t groups committed: at most S - 2 pending means tile t + 1 has landed. */
+        gs_mm_cp_wait<S - 2>();
+        __syncthreads();
+        if (t + S < ktiles) gs_tc_load<T, VEC>(sm + cur * G::STAGE, src, (t + S) * G::BK);
+        gs_mm_cp_commit();
+        cur = cur + 1 == S ? 0 : cur + 1;
+        const T *nx = sm + cur * G::STAGE;
+        if (G::PREFETCH && t + 1 < ktiles) gs_tc_frag<T>(f[0], nx, nx + G::BM * G::LDA_S, 0, wm, wn);
+      }
+      gs_tc_mul<T>(f[G::PREFETCH ? ks % 2 : 0], acc);
+    }
   }
   gs_tc_store<T>(C, ldc, m, n, row0 + wm, col0 + wn, acc, accumulate);
 #endif
