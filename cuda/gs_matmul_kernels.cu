@@ -131,7 +131,8 @@ static __global__ void __launch_bounds__(1024)
  *     BK = 8 the loop was 150 integer instructions to 512 FMAs). Other tiles are copied element
  *     by element with checks; cp.async's source size zero-fills what lies outside the matrix, so
  *     ragged m, n and k read nothing outside A or B. A is copied element by element (the copy
- *     transposes it), B in 16-byte vectors when B and ldb allow (VEC; the fast tiles need it).
+ *     transposes it), B in 16-byte vectors when B and ldb allow (VEC), element by element
+ *     otherwise.
  *   - The epilogue stores V-wide vectors where C and ldc allow (VEC) and the group lies inside n,
  *     guarded scalars elsewhere.
  * float: 64 x 128 x 16 tiles of 128 threads, 8 x 8 per thread, 2 stages (26 KB), 3 blocks per SM
@@ -159,13 +160,15 @@ static __global__ void __launch_bounds__(1024)
 #define GS_MM_SIMT_GROUP 8 /* tile rows per group of the block order (gs_mm_tile); 1: row by row */
 #endif
 
-/* The tiling of one type (above); PER A elements and PERV B vectors copied per thread and tile. */
+/* The tiling of one type (above). */
 template <typename T> struct gs_mm_shape;
 template <> struct gs_mm_shape<float> {
   static constexpr int BM = GS_MM_BM_F, TN = GS_MM_TN_F, BK = GS_MM_BK_F, STAGES = GS_MM_STAGES_F;
   static constexpr int MINB = GS_MM_MINB_F, V = 4;
 };
 template <> struct gs_mm_shape<double> { static constexpr int BM = 128, TN = 8, BK = 8, STAGES = 2, MINB = 1, V = 2; };
+/* What follows from it: PER elements of A, PERV vectors or PERB elements of B copied per thread
+ * and tile; SMEM bytes of dynamic shared memory. */
 template <typename T> struct gs_mm : gs_mm_shape<T> {
   using P = gs_mm_shape<T>;
   static constexpr int BN = 16 * P::TN, THREADS = 2 * P::BM, WARPS_M = P::BM / 32, AROW = P::BM + P::V;
@@ -216,10 +219,10 @@ static __device__ __forceinline__ void gs_mm_load_edge(T (*as)[gs_mm<T>::AROW], 
  * rows apart, its other pieces of B BROWS rows apart. A piece of B is a 16-byte vector (VEC) or
  * one element (B or ldb not 16-byte aligned). */
 template <typename T, bool VEC> struct gs_mm_feed {
-  static constexpr int BW = VEC ? gs_mm<T>::V : 1;                                /* elements per piece of B */
-  static constexpr int ROW = gs_mm<T>::BN / BW;                                   /* pieces per row of B's tile */
-  static constexpr int BROWS = gs_mm<T>::THREADS / ROW;                           /* rows between a thread's pieces */
-  static constexpr int NB = gs_mm<T>::BK * gs_mm<T>::BN / BW / gs_mm<T>::THREADS; /* pieces per thread */
+  static constexpr int BW = VEC ? gs_mm<T>::V : 1;                 /* elements per piece of B */
+  static constexpr int ROW = gs_mm<T>::BN / BW;                    /* pieces per row of B's tile */
+  static constexpr int BROWS = gs_mm<T>::THREADS / ROW;            /* rows between a thread's pieces */
+  static constexpr int NB = VEC ? gs_mm<T>::PERV : gs_mm<T>::PERB; /* pieces per thread */
   const T *a, *b;
   size_t astep, bstep, bnext; /* THREADS / BK rows of A, BROWS rows of B, BK rows of B */
 };
