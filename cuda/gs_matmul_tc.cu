@@ -90,6 +90,9 @@
 #ifndef GS_MM_TC_GROUP
 #define GS_MM_TC_GROUP 8
 #endif
+#ifndef GS_MM_TC_FULL
+#define GS_MM_TC_FULL 1 /* unchecked copies for the tiles inside A and B (0: every copy checked) */
+#endif
 
 #if GS_MM_DMMA_SHAPE != 884 && GS_MM_DMMA_SHAPE != 1688 && GS_MM_DMMA_SHAPE != 16816
 #error "GS_MM_DMMA_SHAPE: 884, 1688 or 16816"
@@ -269,9 +272,24 @@ template <typename T> static __device__ __forceinline__ void gs_tc_load_elem(T *
   }
 }
 
-template <typename T, bool VEC>
+/* VEC, a k-tile wholly inside A and B: the same 16-byte copies without a check (the checks
+ * were most of the loop's integer instructions). */
+template <typename T> static __device__ __forceinline__ void gs_tc_load_full(T *st, const gs_tc_src<T> &s, int k0) {
+  using G = gs_tc<T>;
+  using S = gs_tc_src<T>;
+  const T *a = s.a + k0, *b = s.b + (size_t)k0 * s.ldb;
+#pragma unroll
+  for (int q = 0; q < S::NA; ++q) gs_mm_cp_async<16>(st + s.sa + q * S::RA * G::LDA_S, a + q * s.astep, 16);
+#pragma unroll
+  for (int q = 0; q < S::NB; ++q) gs_mm_cp_async<16>(st + s.sb + q * S::RB * G::LDB_S, b + q * s.bstep, 16);
+}
+
+/* The copies of k-tile k0 into stage st; FAST: the tile lies wholly inside A and B (VEC). */
+template <typename T, bool VEC, bool FAST>
 static __device__ __forceinline__ void gs_tc_load(T *st, const gs_tc_src<T> &s, int k0) {
-  if constexpr (VEC)
+  if constexpr (FAST)
+    gs_tc_load_full<T>(st, s, k0);
+  else if constexpr (VEC)
     gs_tc_load_vec<T>(st, s, k0);
   else
     gs_tc_load_elem<T>(st, s, k0);
@@ -330,6 +348,41 @@ static __device__ __forceinline__ void gs_tc_store(T *C, size_t ldc, int m, int 
       }
 }
 
+/* The fragments a warp holds: one k-step's, or two with PREFETCH (the step's and the next). */
+template <typename T> using gs_tc_hold = gs_tc_frags<T>[gs_tc<T>::PREFETCH ? 2 : 1];
+
+/* The mma k-steps of tile t (in stage cur) with one barrier, at its last k-step once the warp
+ * holds that step's fragments: it both publishes tile t + 1 (waited for first) and frees tile
+ * t's stage, which at once takes the copies of tile t + S (S tiles in flight or landed). With
+ * PREFETCH the fragments are loaded one k-step ahead of the mma instructions that use them,
+ * across tile boundaries too (the SIMT kernel's loop; twice the fragment registers); without,
+ * just before them. FAST: tile t + S lies inside A and B. */
+template <typename T, bool VEC, bool FAST>
+static __device__ __forceinline__ void gs_tc_step(T *sm, const gs_tc_src<T> &src, gs_tc_hold<T> &f, gs_tc_acc<T> &acc,
+                                                  int &cur, int t, int ktiles, int wm, int wn) {
+  using G = gs_tc<T>;
+  constexpr int S = G::STAGES, KS = G::BK / G::AK;
+  static_assert(!G::PREFETCH || KS % 2 == 0, "the fragment double buffer alternates across tiles");
+#pragma unroll
+  for (int ks = 0; ks < KS; ++ks) {
+    const T *st = sm + cur * G::STAGE;
+    if (!G::PREFETCH) gs_tc_frag<T>(f[0], st, st + G::BM * G::LDA_S, ks * G::AK, wm, wn);
+    if (ks < KS - 1) {
+      if (G::PREFETCH) gs_tc_frag<T>(f[(ks + 1) % 2], st, st + G::BM * G::LDA_S, (ks + 1) * G::AK, wm, wn);
+    } else {
+      /* S + t groups committed: at most S - 2 pending means tile t + 1 has landed. */
+      gs_mm_cp_wait<S - 2>();
+      __syncthreads();
+      if (FAST || t + S < ktiles) gs_tc_load<T, VEC, FAST>(sm + cur * G::STAGE, src, (t + S) * G::BK);
+      gs_mm_cp_commit();
+      cur = cur + 1 == S ? 0 : cur + 1;
+      const T *nx = sm + cur * G::STAGE;
+      if (G::PREFETCH && t + 1 < ktiles) gs_tc_frag<T>(f[0], nx, nx + G::BM * G::LDA_S, 0, wm, wn);
+    }
+    gs_tc_mul<T>(f[G::PREFETCH ? ks % 2 : 0], acc);
+  }
+}
+
 template <typename T, bool VEC>
 static __global__ void __launch_bounds__(gs_tc<T>::THREADS, 1)
     gs_tc_gemm(int m, int n, int k, const T *__restrict__ A, size_t lda, const T *__restrict__ B, size_t ldb,
@@ -344,10 +397,12 @@ static __global__ void __launch_bounds__(gs_tc<T>::THREADS, 1)
   const int row0 = tm * G::BM, col0 = tn * G::BN, ktiles = (k + G::BK - 1) / G::BK;
   const int warp = threadIdx.x / 32, wm = (warp % G::WARPS_M) * G::WTM, wn = (warp / G::WARPS_M) * G::WTN;
   const gs_tc_src<T> src = gs_tc_src_init<T>(m, n, k, A, lda, B, ldb, row0, col0);
+  /* Tiles 0 .. full - 1 lie wholly inside A and B. */
+  const int full = row0 + G::BM <= m && col0 + G::BN <= n ? k / G::BK : 0;
   /* Prologue: tiles 0 .. S-1 in flight, one commit group each (empty past the last tile). */
 #pragma unroll
   for (int s = 0; s < S; ++s) {
-    if (s < ktiles) gs_tc_load<T, VEC>(sm + s * G::STAGE, src, s * G::BK);
+    if (s < ktiles) gs_tc_load<T, VEC, false>(sm + s * G::STAGE, src, s * G::BK);
     gs_mm_cp_commit();
   }
   gs_tc_acc<T> acc;
@@ -358,38 +413,16 @@ static __global__ void __launch_bounds__(gs_tc<T>::THREADS, 1)
 #pragma unroll
       for (int i = 0; i < G::NC; ++i)
         acc.v[mi][ni][i] = 0;
-  /* One barrier per tile, at its last mma k-step, once the warp holds that step's fragments: it
-   * both publishes tile t + 1 (waited for first) and frees tile t's stage, which at once takes
-   * the copies of tile t + S (S tiles in flight or landed). With PREFETCH the fragments are loaded
-   * one k-step ahead of the mma instructions that use them, across tile boundaries too (the SIMT
-   * kernel's loop; twice the fragment registers); without, just before them. */
-  constexpr int KS = G::BK / G::AK;
-  static_assert(!G::PREFETCH || KS % 2 == 0, "the fragment double buffer alternates across tiles");
-  gs_tc_frags<T> f[G::PREFETCH ? 2 : 1];
+  gs_tc_hold<T> f;
   gs_mm_cp_wait<S - 1>(); /* S groups committed: tile 0 has landed */
   __syncthreads();
   if (G::PREFETCH) gs_tc_frag<T>(f[0], sm, sm + G::BM * G::LDA_S, 0, wm, wn);
-  int cur = 0; /* the stage of tile t */
-  for (int t = 0; t < ktiles; ++t) {
-#pragma unroll
-    for (int ks = 0; ks < KS; ++ks) {
-      const T *st = sm + cur * G::STAGE;
-      if (!G::PREFETCH) gs_tc_frag<T>(f[0], st, st + G::BM * G::LDA_S, ks * G::AK, wm, wn);
-      if (ks < KS - 1) {
-        if (G::PREFETCH) gs_tc_frag<T>(f[(ks + 1) % 2], st, st + G::BM * G::LDA_S, (ks + 1) * G::AK, wm, wn);
-      } else {
-        /* S + t groups committed: at most S - 2 pending means tile t + 1 has landed. */
-        gs_mm_cp_wait<S - 2>();
-        __syncthreads();
-        if (t + S < ktiles) gs_tc_load<T, VEC>(sm + cur * G::STAGE, src, (t + S) * G::BK);
-        gs_mm_cp_commit();
-        cur = cur + 1 == S ? 0 : cur + 1;
-        const T *nx = sm + cur * G::STAGE;
-        if (G::PREFETCH && t + 1 < ktiles) gs_tc_frag<T>(f[0], nx, nx + G::BM * G::LDA_S, 0, wm, wn);
-      }
-      gs_tc_mul<T>(f[G::PREFETCH ? ks % 2 : 0], acc);
-    }
-  }
+  int cur = 0, t = 0; /* tile t is in stage cur */
+  /* While the tile to be copied lies inside A and B, unchecked copies; then checked ones. Two
+   * loops rather than a test per tile: each keeps only its own copies' registers live. */
+  if constexpr (VEC && GS_MM_TC_FULL)
+    for (; t + S < full; ++t) gs_tc_step<T, VEC, true>(sm, src, f, acc, cur, t, ktiles, wm, wn);
+  for (; t < ktiles; ++t) gs_tc_step<T, VEC, false>(sm, src, f, acc, cur, t, ktiles, wm, wn);
   gs_tc_store<T>(C, ldc, m, n, row0 + wm, col0 + wn, acc, accumulate);
 #endif
 }
