@@ -135,9 +135,11 @@ static __global__ void __launch_bounds__(1024)
  *     otherwise.
  *   - The epilogue stores V-wide vectors where C and ldc allow (VEC) and the group lies inside n,
  *     guarded scalars elsewhere.
- * float: 64 x 128 x 16 tiles of 128 threads, 8 x 8 per thread, 2 stages (26 KB), 3 blocks per SM
- * (165 registers). Measured on an H100 at N = 8192 (docs/performance.md): 128 x 128 tiles of 256
- * threads at 2 blocks per SM sit on the 128-register cap and spill; BK 8 costs twice the barriers.
+ * float: 64 x 128 x 16 tiles of 128 threads, 8 x 8 per thread, 3 stages (38 KB), 3 blocks per SM
+ * (168 registers). Measured on an H100 (docs/performance.md): 128 x 128 tiles of 256 threads at 2
+ * blocks per SM sit on the 128-register cap and spill; BK 8 costs twice the barriers; a third
+ * stage gains 1-3%; BK 32, 8 x 16 per thread (64 x 256 or 128 x 256 tiles) and an mbarrier
+ * pipeline in place of the barrier were slower or no faster.
  * double: 128 x 128 x 8, 256 threads, one block per SM (64 accumulators are 128 registers),
  * 2 stages (33 KB, under the 48 KB of static shared memory). -D knobs for tuning runs:
  * GS_MM_BM_F, GS_MM_TN_F, GS_MM_BK_F, GS_MM_STAGES_F, GS_MM_MINB_F. */
@@ -151,7 +153,7 @@ static __global__ void __launch_bounds__(1024)
 #define GS_MM_BK_F 16
 #endif
 #ifndef GS_MM_STAGES_F
-#define GS_MM_STAGES_F 2
+#define GS_MM_STAGES_F 3
 #endif
 #ifndef GS_MM_MINB_F
 #define GS_MM_MINB_F 3
@@ -223,6 +225,7 @@ template <typename T, bool VEC> struct gs_mm_feed {
   static constexpr int ROW = gs_mm<T>::BN / BW;                    /* pieces per row of B's tile */
   static constexpr int BROWS = gs_mm<T>::THREADS / ROW;            /* rows between a thread's pieces */
   static constexpr int NB = VEC ? gs_mm<T>::PERV : gs_mm<T>::PERB; /* pieces per thread */
+  static_assert(gs_mm<T>::THREADS % ROW == 0, "a row of B's tile in whole pieces per thread");
   const T *a, *b;
   size_t astep, bstep, bnext; /* THREADS / BK rows of A, BROWS rows of B, BK rows of B */
 };
@@ -424,13 +427,10 @@ template <typename T> static cudaError_t gs_mm_launch_one(int kernel, const gs_m
   case GS_MK_SIMT: {
     const dim3 grid((a.n + gs_mm<T>::BN - 1) / gs_mm<T>::BN, (a.m + gs_mm<T>::BM - 1) / gs_mm<T>::BM);
     const bool vec = gs_mm_aligned<T>(a.B, a.ldb) && gs_mm_aligned<T>(a.C, a.ldc);
-    const cudaError_t e = cudaFuncSetAttribute(vec ? gs_mm_simt<T, true> : gs_mm_simt<T, false>,
-                                               cudaFuncAttributeMaxDynamicSharedMemorySize, gs_mm<T>::SMEM);
+    const auto simt = vec ? gs_mm_simt<T, true> : gs_mm_simt<T, false>;
+    const cudaError_t e = cudaFuncSetAttribute(simt, cudaFuncAttributeMaxDynamicSharedMemorySize, gs_mm<T>::SMEM);
     if (e != cudaSuccess) return e;
-    if (vec)
-      gs_mm_simt<T, true><<<grid, gs_mm<T>::THREADS, gs_mm<T>::SMEM, s>>>(GS_MM_ARGS);
-    else
-      gs_mm_simt<T, false><<<grid, gs_mm<T>::THREADS, gs_mm<T>::SMEM, s>>>(GS_MM_ARGS);
+    simt<<<grid, gs_mm<T>::THREADS, gs_mm<T>::SMEM, s>>>(GS_MM_ARGS);
     break;
   }
   default:
