@@ -20,8 +20,10 @@ void gs_matmul_setup_grid(struct gs_matmul_job *job) {
   gs_matmul_grid_range(o->n, job->cols, job->pcol, &job->j0, &job->nloc);
   gs_matmul_grid_range(o->k, job->cols, job->pcol, &job->ka0, &job->kaloc);
   gs_matmul_grid_range(o->k, job->rows, job->prow, &job->kb0, &job->kbloc);
-  /* One rank: the plain kernel, one product over the whole K. */
-  job->panel = run->size == 1 ? o->k : o->panel;
+  /* One rank: the plain kernel, one product over the whole K. Several: no panel is wider than
+   * the largest share of K (a panel ends where a share ends), nor are its buffers. */
+  uint64_t parts = (uint64_t)(job->rows > job->cols ? job->rows : job->cols), share = (o->k + parts - 1) / parts;
+  job->panel = run->size == 1 ? o->k : o->panel < share ? o->panel : share;
   job->npanels = gs_matmul_grid_panels(o->k, job->rows, job->cols, job->panel);
   GS_CHECK_MPI(&run->where, MPI_Comm_split(MPI_COMM_WORLD, job->prow, job->pcol, &job->row_comm));
   GS_CHECK_MPI(&run->where, MPI_Comm_split(MPI_COMM_WORLD, job->pcol, job->prow, &job->col_comm));

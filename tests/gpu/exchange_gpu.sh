@@ -2,7 +2,9 @@
 # --exchange on 2 GPUs: nccl, host, auto (which must pick nccl in an NCCL build) and cuda-mpi (where
 # the MPI library is CUDA-aware; otherwise its one-line usage error) end in bitwise the same state,
 # overlap on and off, single and double precision; nccl on one rank works too; reduce's device
-# combine matches the reference for every type and operator. Skips with fewer than 2 GPUs.
+# combine matches the reference for every type and operator; matmul's SUMMA panels travel in every
+# mode, every kernel of every type verified on ragged sides, panels cut where a rank's share of K
+# ends. Skips with fewer than 2 GPUs.
 . "$GS_TEST_LIB"
 np=$(gs_gpu_ranks) || exit $?
 [ "$np" -ge 2 ] || gs_skip "fewer than 2 GPUs ($np)"
@@ -49,6 +51,17 @@ for prec in single double; do
       fi
       echo "ok: $prec, overlap $ov, --exchange $mode: state $h ($(echo "$out" | grep '^# per step' | sed 's/.*exchange \([0-9.]* ms\), \([^;]*\);.*/exchange \1, \2/'))"
     done
+  done
+done
+for type in float double tf32; do
+  for mode in $modes; do
+    out=$(gs_mpirun $np matmul --backend cuda --m 1000 --n 777 --k 3001 --panel 512 --type $type --ic random \
+      --kernel all --iters 1 --warmup 0 --exchange $mode 2>&1)
+    rc=$?
+    [ $rc = 0 ] || { echo "$out"; gs_fail "matmul $type, --exchange $mode: exit $rc"; }
+    gs_verified "$out" "matmul $type, --exchange $mode"
+    echo "$out" | grep -q '^# SUMMA: 1 x 2 process grid (1D), .* 6 panels of up to 512 ' || { echo "$out"; gs_fail "matmul: panels"; }
+    echo "ok: matmul $type, --exchange $mode: $(echo "$out" | grep -v '^#' | grep -cE ' OK$') kernels verified"
   done
 done
 [ $nccl = yes ] || exit 0
