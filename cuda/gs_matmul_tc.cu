@@ -13,9 +13,10 @@
  *     loads its fragments one mma k-step ahead of the mma instructions). A tile is
  *     stored as in global memory: A's rows (k contiguous), B's rows (n contiguous), so 16-byte
  *     copies move it when A, B and their leading dimensions allow (VEC), element copies
- *     otherwise. cp.async's source size zero-fills what lies outside the matrices: ragged m, n,
- *     k cost nothing in the inner loop (a zero product adds an exact 0) and nothing outside A or
- *     B is read.
+ *     otherwise. Tiles wholly inside A and B take 16-byte copies without checks, in a loop of
+ *     their own; at the edges cp.async's source size zero-fills what lies outside the matrices:
+ *     ragged m, n, k cost nothing in the inner loop (a zero product adds an exact 0) and nothing
+ *     outside A or B is read.
  *   - Warps as WARPS_M x WARPS_N (dmma: 2 x 2 on a 128 x 64 tile, two blocks per SM; tc32: 2 x 4
  *     on 128 x 256, one block), each a 64 x 32 (64 x 64) warp tile of MI x NI mma fragments (MI x NI
  *     accumulators of the mma's C layout in registers). Per mma k-step a warp loads its A and B
@@ -34,7 +35,7 @@
  * GS_MM_DMMA_BN 64 | 128 with GS_MM_DMMA_WARPS_N 2 | 4 (128: one block per SM), GS_MM_DMMA_BK
  * 16 | 32 with GS_MM_DMMA_STAGES 3 | 2 (two blocks per SM fit BK 32 x 2 stages or BK 16 x 3),
  * GS_MM_DMMA_PREFETCH 1 | 0, GS_MM_TC32_BN 256 | 128 with GS_MM_TC32_WARPS_N 4 | 2,
- * GS_MM_TC32_STAGES 3 | 2 | 4, GS_MM_TC_GROUP 8 | 16. Measured on an H200 and an H100 at
+ * GS_MM_TC32_STAGES 3 | 2 | 4, GS_MM_TC_GROUP 8 | 16, GS_MM_TC_FULL 1 | 0. Measured on an H200 and an H100 at
  * N = 8192: docs/performance.md. */
 #include <config.h>
 
