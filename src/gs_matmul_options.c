@@ -43,6 +43,9 @@ const struct gs_opt gs_matmul_options_table[] = {
     {"panel", GS_OPT_COUNT, GS_M(panel), 1, 1 << 20, NULL, "W",
      "SUMMA panel width: columns of A and rows of B broadcast per step; each step re-reads and rewrites C's "
      "block, so wide panels pay off (default 4096)", NULL},
+    {"grid", GS_OPT_STRING, GS_M(grid), 0, 0, NULL, "RxC",
+     "several ranks: the process grid, R process rows by C process columns (R C = ranks; 1xP and Px1 are 1D), or "
+     "auto, the most square with R <= C (default auto)", NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL},
 };
 
@@ -58,6 +61,7 @@ void gs_matmul_options_defaults(void *opts) {
   struct gs_matmul_opts *m = opts;
   m->n = 2048;
   strcpy(m->kernels, "all");
+  strcpy(m->grid, "auto");
   m->seed = 1;
   m->iters = 5;
   m->warmup = 1;
@@ -65,8 +69,34 @@ void gs_matmul_options_defaults(void *opts) {
   m->panel = 4096; /* 2 H100s, N = 16384: 87.2 ms, 97.3 ms at 512 (docs/performance.md) */
 }
 
+/* A side of --grid at *p: decimal digits only, in [1, 2^20]; 0 where it is not. */
+static int gs_matmul_options_side(const char **p) {
+  long v = 0;
+  const char *s = *p;
+  while (*s >= '0' && *s <= '9' && v <= 1 << 20) v = v * 10 + (*s++ - '0');
+  if (s == *p || v < 1 || v > 1 << 20) return 0;
+  *p = s;
+  return (int)v;
+}
+
+/* --grid: "auto" (0 x 0) or RxC; whether R C is the rank count is for the run to say
+ * (gs_matmul_setup_grid). */
+static int gs_matmul_options_grid(struct gs_matmul_opts *m, struct gs_msg *msg) {
+  m->grid_rows = m->grid_cols = 0;
+  if (strcmp(m->grid, "auto") == 0) return GS_OK;
+  const char *p = m->grid;
+  int r = gs_matmul_options_side(&p), c = r && (*p == 'x' || *p == 'X') ? (++p, gs_matmul_options_side(&p)) : 0;
+  if (!c || *p)
+    return gs_error_msg(msg, "--grid %s: give RxC, process rows by process columns, each in [1, 1048576] "
+                        "(example: 2x4), or auto", m->grid);
+  m->grid_rows = r;
+  m->grid_cols = c;
+  return GS_OK;
+}
+
 int gs_matmul_options_validate(const struct gs_options *o, void *opts, struct gs_msg *msg) {
   struct gs_matmul_opts *m = opts;
+  if (gs_matmul_options_grid(m, msg) != GS_OK) return GS_USAGE;
   if (!gs_options_given(o, "m")) m->m = m->n;
   if (!gs_options_given(o, "k")) m->k = m->n;
   if (gs_options_given(o, "seed") && m->ic == GS_MATMUL_IC_SEED)

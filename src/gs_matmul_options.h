@@ -25,6 +25,8 @@ struct gs_matmul_opts {
   int overlap;                /* 0 off, 1 on: SUMMA's next panel travels during the block product */
   int exchange;               /* enum gs_exchange_mode: how SUMMA's panels travel (default auto) */
   uint64_t panel;             /* SUMMA panel width (columns of A, rows of B) */
+  char grid[32];              /* --grid as given: "auto" or "RxC" */
+  int grid_rows, grid_cols;   /* the process grid --grid asks for; 0 x 0: the most square */
 };
 
 /* "float", "double", "tf32" and "seed", "random": the --type and --ic spellings. */

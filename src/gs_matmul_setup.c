@@ -10,10 +10,14 @@
 
 #define GS_MATMUL_PANELS_MAX 65536 /* events per product are kept: two per panel */
 
-void gs_matmul_setup_grid(struct gs_matmul_job *job) {
+int gs_matmul_setup_grid(struct gs_matmul_job *job, struct gs_msg *msg) {
   const struct gs_run *run = job->run;
   const struct gs_matmul_opts *o = job->o;
-  gs_matmul_grid_shape(run->size, &job->rows, &job->cols);
+  if (o->grid_rows && (int64_t)o->grid_rows * o->grid_cols != run->size)
+    return gs_error_msg(msg, "--grid %dx%d is %lld processes, but the job has %d rank%s", o->grid_rows, o->grid_cols,
+                        (long long)o->grid_rows * o->grid_cols, run->size, run->size == 1 ? "" : "s");
+  if (o->grid_rows) job->rows = o->grid_rows, job->cols = o->grid_cols;
+  else gs_matmul_grid_shape(run->size, &job->rows, &job->cols);
   job->prow = run->rank / job->cols;
   job->pcol = run->rank % job->cols;
   gs_matmul_grid_range(o->m, job->rows, job->prow, &job->i0, &job->mloc);
@@ -27,6 +31,7 @@ void gs_matmul_setup_grid(struct gs_matmul_job *job) {
   job->npanels = gs_matmul_grid_panels(o->k, job->rows, job->cols, job->panel);
   GS_CHECK_MPI(&run->where, MPI_Comm_split(MPI_COMM_WORLD, job->prow, job->pcol, &job->row_comm));
   GS_CHECK_MPI(&run->where, MPI_Comm_split(MPI_COMM_WORLD, job->pcol, job->prow, &job->col_comm));
+  return GS_OK;
 }
 
 /* Bytes this rank allocates on its device: the blocks, four panels, and the workspace of a

@@ -5,9 +5,10 @@
 #include "gs_error.h"
 #include "gs_matmul_job.h"
 
-/* The grid, this rank's blocks and the panels (no allocation, no MPI but the communicators'
- * split). Call once, before gs_matmul_setup_check. */
-void gs_matmul_setup_grid(struct gs_matmul_job *job);
+/* The grid (--grid, or the most square), this rank's blocks and the panels (no allocation, no MPI
+ * but the communicators' split). GS_USAGE with msg, the same on every rank, when --grid is not the
+ * rank count (nothing made then). Call once, before gs_matmul_setup_check. */
+int gs_matmul_setup_grid(struct gs_matmul_job *job, struct gs_msg *msg);
 
 /* Do the blocks fit MPI's int counts and this rank's memory? GS_USAGE with msg, the same on every
  * rank (collective), else GS_OK. */

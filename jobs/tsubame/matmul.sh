@@ -9,8 +9,9 @@
 #   qsub -g GROUP -V -l node_f=4 -l h_rt=0:30:00 jobs/tsubame/matmul.sh      # 4 nodes, 16 GPUs
 # GROUP is your TSUBAME group (it pays for the job). Build gpusim on TSUBAME with the same
 # modules loaded (module load cuda openmpi).
-# The ranks form a 2D grid (1D when their count is prime) and multiply by SUMMA: panels of A along
-# process rows, of B along process columns (--exchange nccl: GPU to GPU; docs/cluster.md).
+# The ranks form a 2D grid (the most square, 1D when their count is prime; GPUSIM_ARGS="--grid RxC"
+# picks another) and multiply by SUMMA: panels of A along process rows, of B along process columns
+# (--exchange nccl: GPU to GPU; docs/cluster.md).
 # Edit: the #$ lines below (h_rt = wall time; node_f = whole nodes of 4 H100, or node_h (2 GPUs),
 # node_q (1) and smaller types: ranks per node follow the GPUs the job gets; qsub options override
 # them) and GPUSIM_MODULES: pin the module versions gpusim was built with (module avail cuda

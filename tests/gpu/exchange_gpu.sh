@@ -3,8 +3,8 @@
 # the MPI library is CUDA-aware; otherwise its one-line usage error) end in bitwise the same state,
 # overlap on and off, single and double precision; nccl on one rank works too; reduce's device
 # combine matches the reference for every type and operator; matmul's SUMMA panels travel in every
-# mode, every kernel of every type verified on ragged sides, panels cut where a rank's share of K
-# ends. Skips with fewer than 2 GPUs.
+# mode, along the process row (1x2) and column (2x1), every kernel of every type verified on ragged
+# sides, panels cut where a rank's share of K ends. Skips with fewer than 2 GPUs.
 . "$GS_TEST_LIB"
 np=$(gs_gpu_ranks) || exit $?
 [ "$np" -ge 2 ] || gs_skip "fewer than 2 GPUs ($np)"
@@ -53,15 +53,19 @@ for prec in single double; do
     done
   done
 done
-for type in float double tf32; do
-  for mode in $modes; do
-    out=$(gs_mpirun $np matmul --backend cuda --m 1000 --n 777 --k 3001 --panel 512 --type $type --ic random \
-      --kernel all --iters 1 --warmup 0 --exchange $mode 2>&1)
-    rc=$?
-    [ $rc = 0 ] || { echo "$out"; gs_fail "matmul $type, --exchange $mode: exit $rc"; }
-    gs_verified "$out" "matmul $type, --exchange $mode"
-    echo "$out" | grep -q '^# SUMMA: 1 x 2 process grid (1D), .* 6 panels of up to 512 ' || { echo "$out"; gs_fail "matmul: panels"; }
-    echo "ok: matmul $type, --exchange $mode: $(echo "$out" | grep -v '^#' | grep -cE ' OK$') kernels verified"
+# 1x2: A's panels travel along the process row; 2x1: B's along the process column.
+for grid in 1x2 2x1; do
+  for type in float double tf32; do
+    for mode in $modes; do
+      out=$(gs_mpirun $np matmul --backend cuda --m 1000 --n 777 --k 3001 --panel 512 --type $type --ic random \
+        --kernel all --iters 1 --warmup 0 --exchange $mode --grid $grid 2>&1)
+      rc=$?
+      [ $rc = 0 ] || { echo "$out"; gs_fail "matmul $grid $type, --exchange $mode: exit $rc"; }
+      gs_verified "$out" "matmul $grid $type, --exchange $mode"
+      echo "$out" | grep -q "^# SUMMA: ${grid%x*} x ${grid#*x} process grid (1D), .* 6 panels of up to 512 " ||
+        { echo "$out"; gs_fail "matmul $grid: grid or panels"; }
+      echo "ok: matmul $grid $type, --exchange $mode: $(echo "$out" | grep -v '^#' | grep -cE ' OK$') kernels verified"
+    done
   done
 done
 [ $nccl = yes ] || exit 0

@@ -1,7 +1,8 @@
 #!/bin/sh
 # gpusim matmul on the CPU backend: SUMMA on 1, 2, 3, 4 and 6 ranks (grids 1x1, 1x2, 1x3 (1D),
-# 2x2, 2x3) with ragged sides, both input kinds, float and double; --overlap on and off give the
-# same C; a wrong C prints FAILED and exits 1; bad input is one line and exit 2; CSV rows.
+# 2x2, 2x3) with ragged sides, both input kinds, float and double; every --grid of 6 ranks and 2x1
+# give the same C; --overlap on and off give the same C; a wrong C prints FAILED and exits 1; bad
+# input is one line and exit 2; CSV rows.
 . "$GS_TEST_LIB"
 set -o pipefail 2>/dev/null || true
 export OMP_NUM_THREADS=1
@@ -37,6 +38,17 @@ done
 s1=$(csum "$(gs_mpirun 1 matmul $common $ragged --type double)")
 s6=$(csum "$(gs_mpirun 6 matmul $common $ragged --type double)")
 [ "$s1" = "$s6" ] || gs_fail "seed double: np=1 sum $s1, np=6 sum $s6"
+# --grid: every shape of 6 ranks (and 2x1: B's panels travel, A's stay) gives that same C; random
+# inputs pass the checks on each.
+for g in 2x1 1x6 6x1 3x2 2x3; do
+  np=$((${g%x*} * ${g#*x}))
+  out=$(gs_mpirun $np matmul $common $ragged --type double --grid $g 2>&1) || { echo "$out"; gs_fail "--grid $g: exit"; }
+  echo "$out" | grep -q "^# SUMMA: ${g%x*} x ${g#*x} process grid" || { echo "$out"; gs_fail "--grid $g: not that grid"; }
+  [ "$(csum "$out")" = "$s1" ] || gs_fail "--grid $g: sum of C $(csum "$out"), np=1 $s1"
+  out=$(gs_mpirun $np matmul $common $ragged --ic random --grid $g 2>&1) || { echo "$out"; gs_fail "--grid $g random: exit"; }
+  gs_verified "$out" "--grid $g random" 1
+  echo "ok: --grid $g"
+done
 # The default panel (4096) is cut to the largest share of K, and so are its buffers: K = 3001 on a
 # 2 x 3 grid is split in thirds of 1001, 1000, 1000 (A's columns) and halves of 1501, 1500 (B's
 # rows): panels [0, 1001), [1001, 1501), [1501, 2001), [2001, 3001).
@@ -82,6 +94,9 @@ bad "empty entry" --kernel omp,
 bad "--seed is for --ic random" --ic seed --seed 3
 bad "out of range" --panel 0
 bad "give a larger --panel" --n 64 --panel 1 --k 70000
+bad "--grid 2x2 is 4 processes, but the job has 2 ranks" --grid 2x2
+bad "--grid 2x: give RxC" --grid 2x
+bad "--grid 0x2: give RxC" --grid 0x2
 # CSV: one row for the job and one per rank, all checked OK.
 out=$(gs_mpirun 2 matmul $common $ragged --csv "$tmp/r.csv" 2>&1) || { echo "$out"; gs_fail "--csv: exit"; }
 rows=$(grep -c ',matmul,omp,' "$tmp/r.csv")
