@@ -31,7 +31,8 @@ run() { # run NP ARGS...: one gpusim run, its command and output kept
   # SUMMA at N = 16384 on 2, 4, ... GPUs, overlap on and off (one GPU: the rows above).
   np=2
   while [ "$np" -le "$maxgpu" ]; do
-    for ov in on off; do run $np matmul --n 16384 --kernel cublas --overlap $ov --iters 5; done
+    for ov in on off; do run $np matmul --n 16384 --kernel simt,cublas --overlap $ov --iters 5; done
+    run $np matmul --n 16384 --type double --kernel dmma,cublas --iters 5
     np=$((np * 2))
   done
   # The seed's speedup column: one core's median over each kernel's, per type, at N = 2048.

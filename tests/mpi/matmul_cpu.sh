@@ -49,7 +49,7 @@ for g in 2x1 1x6 6x1 3x2 2x3; do
   gs_verified "$out" "--grid $g random" 1
   echo "ok: --grid $g"
 done
-# The default panel (4096) is cut to the largest share of K, and so are its buffers: K = 3001 on a
+# The default panel (8192) is cut to the largest share of K, and so are its buffers: K = 3001 on a
 # 2 x 3 grid is split in thirds of 1001, 1000, 1000 (A's columns) and halves of 1501, 1500 (B's
 # rows): panels [0, 1001), [1001, 1501), [1501, 2001), [2001, 3001).
 out=$(gs_mpirun 6 matmul $common --m 40 --n 50 --k 3001 --ic random 2>&1) || { echo "$out"; gs_fail "default panel: exit"; }
