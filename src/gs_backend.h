@@ -181,6 +181,10 @@ struct gs_backend {
 
   /* Queues and asynchronous copies on them. */
   gs_queue *(*queue_create)(gs_ctx *c);
+  /* A queue whose kernels the device starts ahead of the pending blocks of other queues' kernels
+   * (CUDA: the greatest stream priority): for transfers that must not wait for a big kernel on
+   * another queue to drain. */
+  gs_queue *(*queue_create_urgent)(gs_ctx *c);
   void (*queue_destroy)(gs_ctx *c, gs_queue *q);
   void (*queue_sync)(gs_ctx *c, gs_queue *q);
   void (*queue_wait)(gs_ctx *c, gs_queue *q, gs_event *e); /* q waits for e */

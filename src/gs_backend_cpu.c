@@ -136,6 +136,7 @@ const struct gs_backend gs_backend_cpu_ops = {
     .free_host = gs_cpu_free,
     .zero_device = gs_cpu_zero,
     .queue_create = gs_cpu_queue_create,
+    .queue_create_urgent = gs_cpu_queue_create,
     .queue_destroy = gs_cpu_queue_nop,
     .queue_sync = gs_cpu_queue_nop,
     .queue_wait = gs_cpu_queue_wait,

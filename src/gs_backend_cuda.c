@@ -100,6 +100,14 @@ static gs_queue *gs_cuda_queue_create(gs_ctx *c) {
   return (gs_queue *)s;
 }
 
+static gs_queue *gs_cuda_queue_create_urgent(gs_ctx *c) {
+  int least, greatest;
+  cudaStream_t s;
+  GS_CHECK_CUDA(c, cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  GS_CHECK_CUDA(c, cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
+  return (gs_queue *)s;
+}
+
 static void gs_cuda_queue_destroy(gs_ctx *c, gs_queue *q) { GS_CHECK_CUDA(c, cudaStreamDestroy((cudaStream_t)q)); }
 
 static void gs_cuda_queue_sync(gs_ctx *c, gs_queue *q) { GS_CHECK_CUDA(c, cudaStreamSynchronize((cudaStream_t)q)); }
@@ -190,6 +198,7 @@ const struct gs_backend gs_backend_cuda_ops = {
     .free_host = gs_cuda_free_host,
     .zero_device = gs_cuda_zero,
     .queue_create = gs_cuda_queue_create,
+    .queue_create_urgent = gs_cuda_queue_create_urgent,
     .queue_destroy = gs_cuda_queue_destroy,
     .queue_sync = gs_cuda_queue_sync,
     .queue_wait = gs_cuda_queue_wait,

@@ -102,7 +102,9 @@ void gs_matmul_setup_buffers(struct gs_matmul_job *job) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
   job->qc = be->queue_create(c);
-  job->qx = be->queue_create(c);
+  /* Urgent: a broadcast queued behind a product's launch would otherwise get no multiprocessor
+   * until the product's last blocks are running (NCCL's broadcasts are kernels). */
+  job->qx = be->queue_create_urgent(c);
   job->start = be->event_create(c);
   job->stop = be->event_create(c);
   job->ev = malloc(sizeof *job->ev * 2 * job->npanels);

@@ -37,8 +37,8 @@ static void *gs_matmul_summa_bbuf(const struct gs_matmul_job *job, const struct 
 /* Start panel p's broadcasts into slot s: A's part along the process row, B's along the column.
  * host: the owners copy their part down to pinned staging (free once the slot's last copy up is
  * done) and every rank of a row (column) joins MPI_Ibcast; cuda-mpi: MPI_Ibcast on the device
- * buffers, once the product that last read the slot is done; nccl: the device broadcast queued on
- * the copy queue behind that product. */
+ * buffers, a receiver's once the product that last read the slot is done; nccl: the device
+ * broadcast queued on the copy queue, a receiver's behind that product. */
 static void gs_matmul_summa_post(struct gs_matmul_job *job, const struct gs_matmul_grid_panel *p, int s,
                                  MPI_Request req[2]) {
   const struct gs_backend *be = job->be;
@@ -46,10 +46,14 @@ static void gs_matmul_summa_post(struct gs_matmul_job *job, const struct gs_matm
   int a = job->cols > 1, b = job->rows > 1, ma = job->xrow.mode, mb = job->xcol.mode;
   int send_a = a && job->pcol == p->a_col, send_b = b && job->prow == p->b_row;
   size_t abytes = gs_matmul_summa_abytes(job, p), bbytes = gs_matmul_summa_bbytes(job, p);
+  int get_a = a && !send_a, get_b = b && !send_b;
   req[0] = req[1] = MPI_REQUEST_NULL;
+  /* The pinned staging of slot s carries sent and received parts alike, its device buffers only
+   * received ones: a sender reads its own block, and must not wait for a product it does not feed
+   * (with the local panels first, that product may come last). */
   if ((a && ma == GS_EXCHANGE_HOST) || (b && mb == GS_EXCHANGE_HOST)) be->event_sync(c, job->up[s]);
-  if ((a && ma == GS_EXCHANGE_CUDA_MPI) || (b && mb == GS_EXCHANGE_CUDA_MPI)) be->event_sync(c, job->done[s]);
-  if ((a && ma == GS_EXCHANGE_NCCL) || (b && mb == GS_EXCHANGE_NCCL)) be->queue_wait(c, job->qx, job->done[s]);
+  if ((get_a && ma == GS_EXCHANGE_CUDA_MPI) || (get_b && mb == GS_EXCHANGE_CUDA_MPI)) be->event_sync(c, job->done[s]);
+  if ((get_a && ma == GS_EXCHANGE_NCCL) || (get_b && mb == GS_EXCHANGE_NCCL)) be->queue_wait(c, job->qx, job->done[s]);
   if (send_a && ma == GS_EXCHANGE_HOST) be->copy_d2h(c, job->hpa[s], gs_matmul_summa_apanel(job, p, s), abytes, job->qx);
   if (send_b && mb == GS_EXCHANGE_HOST) be->copy_d2h(c, job->hpb[s], gs_matmul_summa_bpanel(job, p, s), bbytes, job->qx);
   if ((send_a && ma == GS_EXCHANGE_HOST) || (send_b && mb == GS_EXCHANGE_HOST)) be->queue_sync(c, job->qx);
@@ -81,19 +85,38 @@ static void gs_matmul_summa_land(struct gs_matmul_job *job, const struct gs_matm
   be->event_record(c, job->up[s], job->qx);
 }
 
-/* Panel p's block product on the compute queue, once its slot is up; done[s] marks the slot free. */
+#ifndef GS_MATMUL_SUMMA_LOCAL_FIRST
+#define GS_MATMUL_SUMMA_LOCAL_FIRST 1 /* 0: every product in K order (the schedule before; for A/B runs) */
+#endif
+
+/* Is panel p's product queued first: does it reach this rank with no transfer (the rank holds its
+ * A and its B part)? */
+static int gs_matmul_summa_local(const struct gs_matmul_job *job, const struct gs_matmul_grid_panel *p) {
+  return GS_MATMUL_SUMMA_LOCAL_FIRST && job->pcol == p->a_col && job->prow == p->b_row;
+}
+
+/* Panel p's block product, this rank's product number i (the first one writes C, the rest add), on
+ * the compute queue: a received panel in slot s once the slot is up, done[s] then marking it free;
+ * a local one (s < 0) reads the rank's own blocks and waits for nothing. */
 static void gs_matmul_summa_product(struct gs_matmul_job *job, const struct gs_kernel *k,
                                     const struct gs_matmul_grid_panel *p, uint64_t i, int s) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
-  be->queue_wait(c, job->qc, job->up[s]);
+  int slot = s < 0 ? 0 : s; /* a local panel's parts are the rank's own blocks, whatever the slot */
+  const void *A = gs_matmul_summa_apanel(job, p, slot), *B = gs_matmul_summa_bpanel(job, p, slot);
+  if (s >= 0) be->queue_wait(c, job->qc, job->up[s]);
   be->event_record(c, job->ev[2 * i], job->qc);
-  be->matmul->gemm(c, k->id, job->t, job->mloc, job->nloc, p->width, gs_matmul_summa_apanel(job, p, s), p->width,
-                   gs_matmul_summa_bpanel(job, p, s), job->nloc, job->dC, job->nloc, i > 0, job->qc);
+  be->matmul->gemm(c, k->id, job->t, job->mloc, job->nloc, p->width, A, p->width, B, job->nloc, job->dC, job->nloc,
+                   i > 0, job->qc);
   be->event_record(c, job->ev[2 * i + 1], job->qc);
-  be->event_record(c, job->done[s], job->qc);
+  if (s >= 0) be->event_record(c, job->done[s], job->qc);
 }
 
+/* The order: first the products of the local panels, which wait for nothing, so on a 1D grid no
+ * rank idles while its first panel travels; then every panel's broadcasts in K order (the same on
+ * every rank: they are collective), panel i in slot i % 2, each received panel's product queued
+ * as soon as its broadcast is posted. The host's waits for a broadcast (land) thus overlap the
+ * products already queued. Both --overlap settings keep this order, so they give the same C. */
 double gs_matmul_summa_run(struct gs_matmul_job *job, const struct gs_kernel *k, double *compute) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
@@ -104,22 +127,28 @@ double gs_matmul_summa_run(struct gs_matmul_job *job, const struct gs_kernel *k,
   for (int s = 0; s < 2; s++) be->event_record(c, job->done[s], job->qc), be->event_record(c, job->up[s], job->qx);
   be->queue_sync(c, job->qx);
   be->event_record(c, job->start, job->qc);
-  struct gs_matmul_grid_panel p = gs_matmul_grid_panel(K, job->rows, job->cols, job->panel, 0), next = p;
-  gs_matmul_summa_post(job, &p, 0, req);
-  gs_matmul_summa_land(job, &p, 0, req);
-  for (uint64_t i = 0; i < job->npanels; i++, p = next) {
+  uint64_t n = 0; /* products queued */
+  for (uint64_t k0 = 0; k && k0 < K;) {
+    struct gs_matmul_grid_panel p = gs_matmul_grid_panel(K, job->rows, job->cols, job->panel, k0);
+    if (gs_matmul_summa_local(job, &p)) {
+      gs_matmul_summa_product(job, k, &p, n++, -1);
+      if (!overlap) be->queue_sync(c, job->qc);
+    }
+    k0 += p.width;
+  }
+  struct gs_matmul_grid_panel p = gs_matmul_grid_panel(K, job->rows, job->cols, job->panel, 0);
+  for (uint64_t i = 0; i < job->npanels; i++) {
     int s = (int)(i % 2);
-    if (k) gs_matmul_summa_product(job, k, &p, i, s);
-    else be->queue_wait(c, job->qc, job->up[s]);
+    gs_matmul_summa_post(job, &p, s, req);
+    gs_matmul_summa_land(job, &p, s, req);
+    if (!k) be->queue_wait(c, job->qc, job->up[s]); /* traffic alone: every panel's arrival */
+    else if (!gs_matmul_summa_local(job, &p)) gs_matmul_summa_product(job, k, &p, n++, s);
     if (!overlap) be->queue_sync(c, job->qc), be->queue_sync(c, job->qx);
-    if (i + 1 == job->npanels) break;
-    next = gs_matmul_grid_panel(K, job->rows, job->cols, job->panel, p.k0 + p.width);
-    gs_matmul_summa_post(job, &next, 1 - s, req);
-    gs_matmul_summa_land(job, &next, 1 - s, req);
+    if (i + 1 < job->npanels) p = gs_matmul_grid_panel(K, job->rows, job->cols, job->panel, p.k0 + p.width);
   }
   be->event_record(c, job->stop, job->qc);
   gs_exchange_wait(job->xrow.coll ? &job->xrow : &job->xcol, job->stop); /* polled behind NCCL work */
   *compute = 0;
-  for (uint64_t i = 0; k && i < job->npanels; i++) *compute += be->event_seconds(c, job->ev[2 * i], job->ev[2 * i + 1]);
+  for (uint64_t i = 0; i < n; i++) *compute += be->event_seconds(c, job->ev[2 * i], job->ev[2 * i + 1]);
   return be->event_seconds(c, job->start, job->stop);
 }

@@ -4,11 +4,13 @@
  * communicators staged through pinned host memory (copy down on the copy queue, broadcast, copy
  * up); cuda-mpi = MPI_Ibcast on the device buffers; nccl = the device broadcast on the copy
  * queue), then the compute queue adds the
- * block product C += Apanel * Bpanel. With --overlap on the panels are double-buffered: panel
- * p + 1 is copied down, broadcast and copied up while panel p's product runs; each queue waits
- * for the other with events (copy up into a slot after the product that last read it; product
- * after its panel's copy up). --overlap off: the same steps one after the other. On one rank
- * this is a single gemm of the whole K. */
+ * block product C += Apanel * Bpanel. A rank first multiplies the panels it holds itself (both
+ * parts its own: on a 1D grid, its whole share of K), which wait for nothing, then the received
+ * ones in K order. With --overlap on the received panels are double-buffered: panel p + 1 is
+ * copied down, broadcast and copied up while an earlier product runs; each queue waits for the
+ * other with events (copy up into a slot after the product that last read it; product after its
+ * panel's copy up). --overlap off: the same steps in the same order, one after the other. On
+ * one rank this is a single gemm of the whole K. */
 #ifndef GS_MATMUL_SUMMA_H
 #define GS_MATMUL_SUMMA_H
 
