@@ -60,7 +60,8 @@ static void gs_matmul_header(struct gs_matmul_job *job, const struct gs_rank_inf
   if (run->size > 1) {
     printf("# SUMMA: %d x %d process grid%s, C in blocks of up to %llu x %llu per rank; %llu panels of up to %llu "
            "(A along process rows, B along process columns), overlap %s\n",
-           job->rows, job->cols, job->rows == 1 || job->cols == 1 ? " (1D)" : "", (unsigned long long)((o->m + job->rows - 1) / job->rows),
+           job->rows, job->cols, job->rows == 1 || job->cols == 1 ? " (1D)" : "",
+           (unsigned long long)((o->m + job->rows - 1) / job->rows),
            (unsigned long long)((o->n + job->cols - 1) / job->cols), (unsigned long long)job->npanels,
            (unsigned long long)job->panel, o->overlap ? "on (double-buffered, copy queue)" : "off (serial)");
     printf("# exchange: A panels %s; B panels %s\n", job->cols > 1 ? job->xrow.note : "stay (one process column)",
