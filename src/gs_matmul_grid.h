@@ -1,8 +1,8 @@
 /* gs_matmul_grid.h: how `gpusim matmul` spreads C = A * B over P ranks. The ranks form a grid of
  * rows x cols processes (--grid, or else the most square factorisation of P, rows <= cols: 1 x P
- * when P is prime), rank r at (r / cols, r % cols). Process (pr, pc) holds block (pr, pc) of C and A and B split
- * the same way: C's rows by pr and columns by pc, A's rows by pr and its K columns by pc, B's K
- * rows by pr and its columns by pc. Every split is as even as possible: the first (n mod parts)
+ * when P is prime), rank r at (r / cols, r % cols). Process (pr, pc) holds block (pr, pc) of C,
+ * and A and B are split the same way: C's rows by pr and columns by pc, A's rows by pr and its K
+ * columns by pc, B's K rows by pr and its columns by pc. Every split is as even as possible: the first (n mod parts)
  * parts have one more (ragged sides need no padding). SUMMA walks K in panels that never cross
  * a part boundary of A's K split or of B's, so each panel has one owner column (A) and one owner
  * row (B). Pure arithmetic, no MPI. */

@@ -85,6 +85,11 @@ static void gs_matmul_summa_land(struct gs_matmul_job *job, const struct gs_matm
   be->event_record(c, job->up[s], job->qx);
 }
 
+/* The panel that starts at k0 on this job's grid. */
+static struct gs_matmul_grid_panel gs_matmul_summa_panel(const struct gs_matmul_job *job, uint64_t k0) {
+  return gs_matmul_grid_panel(job->o->k, job->rows, job->cols, job->panel, k0);
+}
+
 #ifndef GS_MATMUL_SUMMA_LOCAL_FIRST
 #define GS_MATMUL_SUMMA_LOCAL_FIRST 1 /* 0: every product in K order (the schedule before; for A/B runs) */
 #endif
@@ -120,7 +125,6 @@ static void gs_matmul_summa_product(struct gs_matmul_job *job, const struct gs_k
 double gs_matmul_summa_run(struct gs_matmul_job *job, const struct gs_kernel *k, double *compute) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
-  const uint64_t K = job->o->k;
   int overlap = k && job->o->overlap;
   MPI_Request req[2];
   /* Both slots start free and ready. */
@@ -128,15 +132,15 @@ double gs_matmul_summa_run(struct gs_matmul_job *job, const struct gs_kernel *k,
   be->queue_sync(c, job->qx);
   be->event_record(c, job->start, job->qc);
   uint64_t n = 0; /* products queued */
-  for (uint64_t k0 = 0; k && k0 < K;) {
-    struct gs_matmul_grid_panel p = gs_matmul_grid_panel(K, job->rows, job->cols, job->panel, k0);
+  for (uint64_t k0 = 0; k && k0 < job->o->k;) {
+    struct gs_matmul_grid_panel p = gs_matmul_summa_panel(job, k0);
     if (gs_matmul_summa_local(job, &p)) {
       gs_matmul_summa_product(job, k, &p, n++, -1);
       if (!overlap) be->queue_sync(c, job->qc);
     }
     k0 += p.width;
   }
-  struct gs_matmul_grid_panel p = gs_matmul_grid_panel(K, job->rows, job->cols, job->panel, 0);
+  struct gs_matmul_grid_panel p = gs_matmul_summa_panel(job, 0);
   for (uint64_t i = 0; i < job->npanels; i++) {
     int s = (int)(i % 2);
     gs_matmul_summa_post(job, &p, s, req);
@@ -144,7 +148,7 @@ double gs_matmul_summa_run(struct gs_matmul_job *job, const struct gs_kernel *k,
     if (!k) be->queue_wait(c, job->qc, job->up[s]); /* traffic alone: every panel's arrival */
     else if (!gs_matmul_summa_local(job, &p)) gs_matmul_summa_product(job, k, &p, n++, s);
     if (!overlap) be->queue_sync(c, job->qc), be->queue_sync(c, job->qx);
-    if (i + 1 < job->npanels) p = gs_matmul_grid_panel(K, job->rows, job->cols, job->panel, p.k0 + p.width);
+    if (i + 1 < job->npanels) p = gs_matmul_summa_panel(job, p.k0 + p.width);
   }
   be->event_record(c, job->stop, job->qc);
   gs_exchange_wait(job->xrow.coll ? &job->xrow : &job->xcol, job->stop); /* polled behind NCCL work */
