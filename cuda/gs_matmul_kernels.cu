@@ -123,8 +123,8 @@ static __global__ void __launch_bounds__(1024)
  *   - The main loop keeps the shared-memory loads one k step ahead of the FMAs that use them,
  *     across tile boundaries too: at a tile's last k step the thread already holds that step's
  *     fragments, so one barrier there both publishes tile t + 1 (waited for first) and frees tile
- *     t's stage, which at once takes the copies of tile t + STAGES: STAGES - 1 tiles stay in
- *     flight while one is read.
+ *     t's stage, which takes the copies of tile t + STAGES right after the loads of tile t + 1's
+ *     first fragments: STAGES - 1 tiles stay in flight while one is read.
  *   - Copies: a tile that lies wholly inside A and B (the block inside m and n, k covering the
  *     tile) comes through two pointers advanced a tile at a time, with no edge checks (the
  *     checked copies spend more instructions on addresses than the tile has shared loads: at
@@ -139,7 +139,9 @@ static __global__ void __launch_bounds__(1024)
  * (168 registers). Measured on an H100 (docs/performance.md): 128 x 128 tiles of 256 threads at 2
  * blocks per SM sit on the 128-register cap and spill; BK 8 costs twice the barriers; a third
  * stage gains 1-3%; BK 32, 8 x 16 per thread (64 x 256 or 128 x 256 tiles) and an mbarrier
- * pipeline in place of the barrier were slower or no faster.
+ * pipeline in place of the barrier were slower or no faster; so were 12 x 8 and 16 x 8 per thread
+ * (8 warps per SM), A's tile stored untransposed (16-byte copies, but 5x the register-bank
+ * conflicts), copies spread over the k steps, and a loop body of 8 k steps (7-20% slower).
  * double: 128 x 128 x 8, 256 threads, one block per SM (64 accumulators are 128 registers),
  * 2 stages (33 KB, under the 48 KB of static shared memory). -D knobs for tuning runs:
  * GS_MM_BM_F, GS_MM_TN_F, GS_MM_BK_F, GS_MM_STAGES_F, GS_MM_MINB_F, GS_MM_ZIGZAG. */
@@ -399,9 +401,15 @@ static __global__ void __launch_bounds__(gs_mm<T>::THREADS, gs_mm<T>::MINB)
         /* S + t groups committed: at most S - 2 pending means tile t + 1 has landed. */
         gs_mm_cp_wait<S - 2>();
         __syncthreads();
-        gs_mm_load<T, VEC>(as[cur], bs[cur], f, t + S, full, ktiles, m, n, k, A, lda, B, ldb, row0, col0);
+        /* 16-byte copies into the freed stage go after the next tile's first fragment loads: ahead
+         * of them in the shared-memory queue they delayed those loads, and FMAs writing a register
+         * that a queued load or copy still read waited (ncu: 0.6% of issue slots; this order:
+         * +0.9% at N = 16384, +1.3% at 8192). Element copies measured faster first (+8%). */
+        const int done = cur;
         cur = cur + 1 == S ? 0 : cur + 1;
+        if (!VEC) gs_mm_load<T, VEC>(as[done], bs[done], f, t + S, full, ktiles, m, n, k, A, lda, B, ldb, row0, col0);
         if (t + 1 < ktiles) gs_mm_frag<T>(fa[0], fb[0], as[cur][0], bs[cur][0], wm, wn);
+        if (VEC) gs_mm_load<T, VEC>(as[done], bs[done], f, t + S, full, ktiles, m, n, k, A, lda, B, ldb, row0, col0);
       }
       gs_mm_outer<T>(acc, fa[kk % 2], fb[kk % 2]);
     }
