@@ -401,15 +401,18 @@ static __global__ void __launch_bounds__(gs_mm<T>::THREADS, gs_mm<T>::MINB)
         /* S + t groups committed: at most S - 2 pending means tile t + 1 has landed. */
         gs_mm_cp_wait<S - 2>();
         __syncthreads();
-        /* 16-byte copies into the freed stage go after the next tile's first fragment loads: ahead
-         * of them in the shared-memory queue they delayed those loads, and FMAs writing a register
-         * that a queued load or copy still read waited (ncu: 0.6% of issue slots; this order:
-         * +0.9% at N = 16384, +1.3% at 8192). Element copies measured faster first (+8%). */
+        /* With 16-byte copies of B, the copies into the freed stage go after the next tile's first
+         * fragment loads: ahead of them in the shared-memory queue they delayed those loads, and
+         * FMAs writing a register that a queued load or copy still read waited (ncu: 0.6% of issue
+         * slots; this order: +0.9% at N = 16384, +1.3% at 8192). With element copies of B the
+         * copies-first order measured 8% faster, so it stays there. */
         const int done = cur;
         cur = cur + 1 == S ? 0 : cur + 1;
-        if (!VEC) gs_mm_load<T, VEC>(as[done], bs[done], f, t + S, full, ktiles, m, n, k, A, lda, B, ldb, row0, col0);
+        if constexpr (!VEC)
+          gs_mm_load<T, VEC>(as[done], bs[done], f, t + S, full, ktiles, m, n, k, A, lda, B, ldb, row0, col0);
         if (t + 1 < ktiles) gs_mm_frag<T>(fa[0], fb[0], as[cur][0], bs[cur][0], wm, wn);
-        if (VEC) gs_mm_load<T, VEC>(as[done], bs[done], f, t + S, full, ktiles, m, n, k, A, lda, B, ldb, row0, col0);
+        if constexpr (VEC)
+          gs_mm_load<T, VEC>(as[done], bs[done], f, t + S, full, ktiles, m, n, k, A, lda, B, ldb, row0, col0);
       }
       gs_mm_outer<T>(acc, fa[kk % 2], fb[kk % 2]);
     }
