@@ -85,7 +85,11 @@ static int gs_matmul_options_grid(struct gs_matmul_opts *m, struct gs_msg *msg) 
   m->grid_rows = m->grid_cols = 0;
   if (strcmp(m->grid, "auto") == 0) return GS_OK;
   const char *p = m->grid;
-  int r = gs_matmul_options_side(&p), c = r && (*p == 'x' || *p == 'X') ? (++p, gs_matmul_options_side(&p)) : 0;
+  int r = gs_matmul_options_side(&p), c = 0;
+  if (r && (*p == 'x' || *p == 'X')) {
+    p++;
+    c = gs_matmul_options_side(&p);
+  }
   if (!c || *p)
     return gs_error_msg(msg, "--grid %s: give RxC, process rows by process columns, each in [1, 1048576] "
                         "(example: 2x4), or auto", m->grid);
