@@ -73,7 +73,8 @@ void gs_matmul_options_defaults(void *opts) {
 static int gs_matmul_options_side(const char **p) {
   long v = 0;
   const char *s = *p;
-  while (*s >= '0' && *s <= '9' && v <= 1 << 20) v = v * 10 + (*s++ - '0');
+  while (*s >= '0' && *s <= '9' && v <= 1 << 20)
+    v = v * 10 + (*s++ - '0');
   if (s == *p || v < 1 || v > 1 << 20) return 0;
   *p = s;
   return (int)v;
@@ -91,8 +92,10 @@ static int gs_matmul_options_grid(struct gs_matmul_opts *m, struct gs_msg *msg) 
     c = gs_matmul_options_side(&p);
   }
   if (!c || *p)
-    return gs_error_msg(msg, "--grid %s: give RxC, process rows by process columns, each in [1, 1048576] "
-                        "(example: 2x4), or auto", m->grid);
+    return gs_error_msg(msg,
+                        "--grid %s: give RxC, process rows by process columns, each in [1, 1048576] "
+                        "(example: 2x4), or auto",
+                        m->grid);
   m->grid_rows = r;
   m->grid_cols = c;
   return GS_OK;

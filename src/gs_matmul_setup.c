@@ -16,8 +16,10 @@ int gs_matmul_setup_grid(struct gs_matmul_job *job, struct gs_msg *msg) {
   if (o->grid_rows && (int64_t)o->grid_rows * o->grid_cols != run->size)
     return gs_error_msg(msg, "--grid %dx%d is %lld processes, but the job has %d rank%s", o->grid_rows, o->grid_cols,
                         (long long)o->grid_rows * o->grid_cols, run->size, run->size == 1 ? "" : "s");
-  if (o->grid_rows) job->rows = o->grid_rows, job->cols = o->grid_cols;
-  else gs_matmul_grid_shape(run->size, &job->rows, &job->cols);
+  if (o->grid_rows)
+    job->rows = o->grid_rows, job->cols = o->grid_cols;
+  else
+    gs_matmul_grid_shape(run->size, &job->rows, &job->cols);
   job->prow = run->rank / job->cols;
   job->pcol = run->rank % job->cols;
   gs_matmul_grid_range(o->m, job->rows, job->prow, &job->i0, &job->mloc);

@@ -54,8 +54,10 @@ static void gs_matmul_summa_post(struct gs_matmul_job *job, const struct gs_matm
   if ((a && ma == GS_EXCHANGE_HOST) || (b && mb == GS_EXCHANGE_HOST)) be->event_sync(c, job->up[s]);
   if ((get_a && ma == GS_EXCHANGE_CUDA_MPI) || (get_b && mb == GS_EXCHANGE_CUDA_MPI)) be->event_sync(c, job->done[s]);
   if ((get_a && ma == GS_EXCHANGE_NCCL) || (get_b && mb == GS_EXCHANGE_NCCL)) be->queue_wait(c, job->qx, job->done[s]);
-  if (send_a && ma == GS_EXCHANGE_HOST) be->copy_d2h(c, job->hpa[s], gs_matmul_summa_apanel(job, p, s), abytes, job->qx);
-  if (send_b && mb == GS_EXCHANGE_HOST) be->copy_d2h(c, job->hpb[s], gs_matmul_summa_bpanel(job, p, s), bbytes, job->qx);
+  if (send_a && ma == GS_EXCHANGE_HOST)
+    be->copy_d2h(c, job->hpa[s], gs_matmul_summa_apanel(job, p, s), abytes, job->qx);
+  if (send_b && mb == GS_EXCHANGE_HOST)
+    be->copy_d2h(c, job->hpb[s], gs_matmul_summa_bpanel(job, p, s), bbytes, job->qx);
   if ((send_a && ma == GS_EXCHANGE_HOST) || (send_b && mb == GS_EXCHANGE_HOST)) be->queue_sync(c, job->qx);
   if (a && ma == GS_EXCHANGE_NCCL)
     be->coll->bcast(c, job->xrow.coll, gs_matmul_summa_abuf(job, p, s), abytes, p->a_col, job->qx);
@@ -128,7 +130,8 @@ double gs_matmul_summa_run(struct gs_matmul_job *job, const struct gs_kernel *k,
   int overlap = k && job->o->overlap;
   MPI_Request req[2];
   /* Both slots start free and ready. */
-  for (int s = 0; s < 2; s++) be->event_record(c, job->done[s], job->qc), be->event_record(c, job->up[s], job->qx);
+  for (int s = 0; s < 2; s++)
+    be->event_record(c, job->done[s], job->qc), be->event_record(c, job->up[s], job->qx);
   be->queue_sync(c, job->qx);
   be->event_record(c, job->start, job->qc);
   uint64_t n = 0; /* products queued */
@@ -145,14 +148,17 @@ double gs_matmul_summa_run(struct gs_matmul_job *job, const struct gs_kernel *k,
     int s = (int)(i % 2);
     gs_matmul_summa_post(job, &p, s, req);
     gs_matmul_summa_land(job, &p, s, req);
-    if (!k) be->queue_wait(c, job->qc, job->up[s]); /* traffic alone: every panel's arrival */
-    else if (!gs_matmul_summa_local(job, &p)) gs_matmul_summa_product(job, k, &p, n++, s);
+    if (!k)
+      be->queue_wait(c, job->qc, job->up[s]); /* traffic alone: every panel's arrival */
+    else if (!gs_matmul_summa_local(job, &p))
+      gs_matmul_summa_product(job, k, &p, n++, s);
     if (!overlap) be->queue_sync(c, job->qc), be->queue_sync(c, job->qx);
     if (i + 1 < job->npanels) p = gs_matmul_summa_panel(job, p.k0 + p.width);
   }
   be->event_record(c, job->stop, job->qc);
   gs_exchange_wait(job->xrow.coll ? &job->xrow : &job->xcol, job->stop); /* polled behind NCCL work */
   *compute = 0;
-  for (uint64_t i = 0; i < n; i++) *compute += be->event_seconds(c, job->ev[2 * i], job->ev[2 * i + 1]);
+  for (uint64_t i = 0; i < n; i++)
+    *compute += be->event_seconds(c, job->ev[2 * i], job->ev[2 * i + 1]);
   return be->event_seconds(c, job->start, job->stop);
 }
