@@ -142,6 +142,12 @@ static __global__ void __launch_bounds__(1024)
  * pipeline in place of the barrier were slower or no faster; so were 12 x 8 and 16 x 8 per thread
  * (8 warps per SM), A's tile stored untransposed (16-byte copies, but 5x the register-bank
  * conflicts), copies spread over the k steps, and a loop body of 8 k steps (7-20% slower).
+ * On an H200: all of an SM's warps in one block of 8 or 12 (5-10% slower: one barrier stops the
+ * SM), a barrier every second tile (4-6 stages, 1% slower), the copies issued before the barrier
+ * into the stage the previous one freed, as CUTLASS does (1.5-2.3% slower), and the copies' row
+ * offsets as kernel parameters (0.6% slower). That last one removes the chain of 64-bit adds the
+ * compiler makes of gs_mm_feed_next's row steps. Probably the chain helps by spacing the copies
+ * out: copies queued together delay the next fragments' shared loads (as at the barrier step).
  * double: 128 x 128 x 8, 256 threads, one block per SM (64 accumulators are 128 registers),
  * 2 stages (33 KB, under the 48 KB of static shared memory). -D knobs for tuning runs:
  * GS_MM_BM_F, GS_MM_TN_F, GS_MM_BK_F, GS_MM_STAGES_F, GS_MM_MINB_F, GS_MM_ZIGZAG. */
