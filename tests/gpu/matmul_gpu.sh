@@ -30,6 +30,7 @@ for t in float double tf32; do
     gs_verified "$out" "np=$np $t"
     [ -z "$grid" ] || echo "$out" | grep -qF "# SUMMA: $grid" || { echo "$out"; gs_fail "np=$np: not a $grid"; }
     ok=$(echo "$out" | grep -v '^#' | grep -E ' OK$' | awk '{print $1}' | tr '\n' ' ')
+    [ -n "$ok" ] || { echo "$out"; gs_fail "np=$np $t: no kernel row checked OK"; }
     [ -n "$want" ] || want=$ok
     [ "$ok" = "$want" ] || { echo "$out"; gs_fail "np=$np $t: kernels checked OK '$ok', on 1 rank '$want'"; }
     echo "ok: np=$np --type $t: $ok"
