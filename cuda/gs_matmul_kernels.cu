@@ -144,7 +144,8 @@ static __global__ void __launch_bounds__(1024)
  * conflicts), copies spread over the k steps, and a loop body of 8 k steps (7-20% slower).
  * On an H200: all of an SM's warps in one block of 8 or 12 (5-10% slower: one barrier stops the
  * SM), a barrier every second tile (4-6 stages, 1% slower), the copies issued before the barrier
- * into the stage the previous one freed, as CUTLASS does (1.5-2.3% slower), and the copies' row
+ * into the stage the previous one freed, as CUTLASS does (1.5-2.3% slower), a tile's copies in
+ * two halves, the second some k steps into the next tile (3.1-3.5% slower), and the copies' row
  * offsets as kernel parameters (0.6% slower). That last one removes the chain of 64-bit adds the
  * compiler makes of gs_mm_feed_next's row steps. Probably the chain helps by spacing the copies
  * out: copies queued together delay the next fragments' shared loads (as at the barrier step).
