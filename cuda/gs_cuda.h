@@ -36,7 +36,7 @@ struct gs_cuda_ctx {
     int per_sm;        /* resident blocks per SM */
   } occ[GS_CUDA_OCC_MAX];
   void *cublas;  /* the cuBLAS handle (gs_matmul_cublas.cu), made on first use; NULL until then */
-  void *ws;      /* device workspace of the kernels that stage their inputs (wgmma), grown on demand */
+  void *ws;      /* device workspace of the kernels that stage their inputs (simt, wgmma), grown on demand */
   size_t ws_bytes;
 };
 
@@ -164,7 +164,7 @@ enum gs_matmul_kernel {
   GS_MK_SMEM3 = 4,   /* + row-major tile access */
   GS_MK_SMEM4 = 5,   /* + two outputs per thread */
   GS_MK_SMEM5 = 6,   /* + four outputs per thread */
-  GS_MK_SIMT = 7,    /* ours: register-blocked, warp-tiled, vector loads, double-buffered async copies */
+  GS_MK_SIMT = 7,    /* ours: register-blocked, warp-tiled, on A and B packed in tiles, async copies */
   GS_MK_CUBLAS = 8,  /* cuBLAS SGEMM / DGEMM (baseline) */
   GS_MK_CUBLAS_TF32 = 9, /* cuBLAS with TF32 tensor-core math (baseline, float inputs) */
   GS_MK_DMMA = 10,   /* ours: double on the FP64 tensor cores (mma.sync .f64, gs_matmul_tc.cu) */
@@ -178,8 +178,10 @@ enum gs_matmul_kernel {
  * a kernel that does not run this dtype (cublas-tf32, tc32 and wgmma: float only; dmma: double
  * only), a bad size or a NULL pointer; cudaErrorNotSupported for the cuBLAS ids in a build
  * without cuBLAS, for dmma and tc32 on a device older than sm_80, and for wgmma on any device but
- * compute capability 9.0 or in a build without sm_90a code. wgmma uses c's workspace
- * (gs_cuda_ctx_workspace): one wgmma call at a time per context.
+ * compute capability 9.0 or in a build without sm_90a code; cudaErrorMemoryAllocation when the
+ * workspace does not fit. simt and wgmma stage their inputs in c's workspace
+ * (gs_cuda_ctx_workspace; at most (m + n + 256) x (k + 32) elements): one such call at a time per
+ * context.
  * Sizes: m, n, k <= 2^30, leading dimensions <= INT_MAX and at least the row (lda >= k, ldb >= n,
  * ldc >= n); a matrix with no element may be NULL. m or n = 0: nothing; k = 0: C = 0 (unchanged
  * with accumulate). C must not overlap A or B.

@@ -107,7 +107,7 @@ static __global__ void __launch_bounds__(1024)
     if (row0 + ty + r * STEP < m && col0 + tx < n) gs_mm_put(C, ldc, row0 + ty + r * STEP, col0 + tx, sum[r], acc);
 }
 
-/* ---- 7: "simt", a register-blocked, warp-tiled GEMM ---------------------------------------
+/* ---- 7: "simt", a register-blocked, warp-tiled GEMM on packed tiles -------------------------
  *
  * A block of 2 BM threads owns a BM x BN tile of C (BN = 16 TN) and walks k in steps of BK:
  *   - Warps as BM / 32 (M) x 2 (N), each a 32 x 8 TN warp tile; a warp's lanes as 4 (M) x 8 (N),
@@ -117,41 +117,39 @@ static __global__ void __launch_bounds__(1024)
  *     and a warp's load of one group touches 4 (A: broadcast) or 8 (B) consecutive 16-byte words,
  *     one shared-memory wavefront, no bank conflict. Per k step a thread does 8 TN FMAs for
  *     (8 + TN) / V LDS.128.
- *   - Shared memory holds STAGES k-tiles (a ring): A transposed, as[k][m] (padded by V so the
- *     transposing 4-byte stores of a warp spread over all banks and rows stay 16-byte aligned),
- *     B as it is, bs[k][n]. Tiles are filled by cp.async (global -> shared without registers).
+ *   - A and B come packed (gs_mm_pack_a, gs_mm_pack_b: launched before the kernel, on its stream,
+ *     into c's workspace): each k-tile of A, transposed (BK x BM), and of B (BK x BN) is one
+ *     contiguous block, zero where it lies outside the matrix. Every copy is then a 16-byte
+ *     cp.async (global -> shared without registers) at a fixed offset from one pointer per
+ *     operand, the same for any m, n, k, leading dimension and alignment, with no edge checks.
+ *     Unpacked, a thread copied A element by element (the copy transposed it) through a chain of
+ *     64-bit address adds, B by vectors only where B and ldb allowed, and tiles at an edge through
+ *     a checked path; that took 1.25x the loop's shared loads in integer instructions and kept the
+ *     registers above 128. The packs read and write each operand once: 1.1 ms of the 161 ms at
+ *     N = 16384 on an H200 (0.7%), 70 us of 2.7 ms at 4096 (2.6%).
+ *   - Shared memory holds STAGES k-tiles (a ring): as[k][m] and bs[k][n], rows as packed.
  *   - The main loop keeps the shared-memory loads one k step ahead of the FMAs that use them,
  *     across tile boundaries too: at a tile's last k step the thread already holds that step's
  *     fragments, so one barrier there both publishes tile t + 1 (waited for first) and frees tile
  *     t's stage, which takes the copies of tile t + STAGES right after the loads of tile t + 1's
  *     first fragments: STAGES - 1 tiles stay in flight while one is read.
- *   - Copies: a tile that lies wholly inside A and B (the block inside m and n, k covering the
- *     tile) comes through two pointers advanced a tile at a time, with no edge checks (the
- *     checked copies spend more instructions on addresses than the tile has shared loads: at
- *     BK = 8 the loop was 150 integer instructions to 512 FMAs). Other tiles are copied element
- *     by element with checks; cp.async's source size zero-fills what lies outside the matrix, so
- *     ragged m, n and k read nothing outside A or B. A is copied element by element (the copy
- *     transposes it), B in 16-byte vectors when B and ldb allow (VEC), element by element
- *     otherwise.
  *   - The epilogue stores V-wide vectors where C and ldc allow (VEC) and the group lies inside n,
- *     guarded scalars elsewhere.
- * float: 64 x 128 x 16 tiles of 128 threads, 8 x 8 per thread, 3 stages (38 KB), 3 blocks per SM
- * (168 registers). Measured on an H100 (docs/performance.md): 128 x 128 tiles of 256 threads at 2
- * blocks per SM sit on the 128-register cap and spill; BK 8 costs twice the barriers; a third
- * stage gains 1-3%; BK 32, 8 x 16 per thread (64 x 256 or 128 x 256 tiles) and an mbarrier
- * pipeline in place of the barrier were slower or no faster; so were 12 x 8 and 16 x 8 per thread
- * (8 warps per SM), A's tile stored untransposed (16-byte copies, but 5x the register-bank
- * conflicts), copies spread over the k steps, and a loop body of 8 k steps (7-20% slower).
- * On an H200: all of an SM's warps in one block of 8 or 12 (5-10% slower: one barrier stops the
- * SM), a barrier every second tile (4-6 stages, 1% slower), the copies issued before the barrier
- * into the stage the previous one freed, as CUTLASS does (1.5-2.3% slower), a tile's copies in
- * two halves, the second some k steps into the next tile (3.1-3.5% slower), and the copies' row
- * offsets as kernel parameters (0.6% slower). That last one removes the chain of 64-bit adds the
- * compiler makes of gs_mm_feed_next's row steps. Probably the chain helps by spacing the copies
- * out: copies queued together delay the next fragments' shared loads (as at the barrier step).
+ *     guarded scalars elsewhere; rows past m (the packed zeros) are not stored.
+ * float: 64 x 128 x 32 tiles of 128 threads, 8 x 8 per thread, 2 stages (48 KB), 4 blocks per SM
+ * (128 registers: 16 warps), FMAs in row-snake order. On an H200 at N = 16384 (docs/performance.md,
+ * simt / cuBLAS): unpacked (64 x 128 x 16, 3 stages, 3 blocks of 168 registers) 0.977x; A packed
+ * 0.986x; A and B packed, where ptxas fits 128 registers and 4 blocks per SM: 0.995x (the column
+ * snake then had 5x the register-bank conflicts: 0.86x); then BK 32 with 2 stages: 1.010x.
+ * Unpacked, these measured slower or no faster (H100 and H200): 128 x 128 tiles of 256 threads at
+ * 2 blocks per SM (spills), BK 8, a fourth stage, 8 x 16, 12 x 8 and 16 x 8 per thread, A's tile
+ * untransposed (5x the register-bank conflicts), an mbarrier pipeline, copies spread over the k
+ * steps or split in two halves, a loop body of 8 k steps, one block of 8 or 12 warps per SM (one
+ * barrier stops the SM), a barrier every second tile, CUTLASS's order (copies before the barrier),
+ * and row offsets as kernel parameters.
  * double: 128 x 128 x 8, 256 threads, one block per SM (64 accumulators are 128 registers),
- * 2 stages (33 KB, under the 48 KB of static shared memory). -D knobs for tuning runs:
- * GS_MM_BM_F, GS_MM_TN_F, GS_MM_BK_F, GS_MM_STAGES_F, GS_MM_MINB_F, GS_MM_ZIGZAG. */
+ * 2 stages (32 KB, under the 48 KB of static shared memory), FMAs in column-snake order.
+ * -D knobs for tuning runs: GS_MM_BM_F, GS_MM_TN_F, GS_MM_BK_F, GS_MM_STAGES_F, GS_MM_MINB_F,
+ * GS_MM_ZIGZAG_F. */
 #ifndef GS_MM_BM_F
 #define GS_MM_BM_F 64
 #endif
@@ -159,128 +157,70 @@ static __global__ void __launch_bounds__(1024)
 #define GS_MM_TN_F 8
 #endif
 #ifndef GS_MM_BK_F
-#define GS_MM_BK_F 16
+#define GS_MM_BK_F 32
 #endif
 #ifndef GS_MM_STAGES_F
-#define GS_MM_STAGES_F 3
+#define GS_MM_STAGES_F 2
 #endif
 #ifndef GS_MM_MINB_F
-#define GS_MM_MINB_F 3
+#define GS_MM_MINB_F 4
 #endif
-#ifndef GS_MM_ZIGZAG
-#define GS_MM_ZIGZAG 2 /* the FMAs' order in the outer product (gs_mm_outer) */
+#ifndef GS_MM_ZIGZAG_F
+#define GS_MM_ZIGZAG_F 1 /* the FMAs' order in the outer product (gs_mm_outer) */
 #endif
 #ifndef GS_MM_SIMT_GROUP
 #define GS_MM_SIMT_GROUP 8 /* tile rows per group of the block order (gs_mm_tile); 1: row by row */
 #endif
 
-/* The tiling of one type (above). */
+/* The tiling of one type (above); ZZ: the FMA order of gs_mm_outer. */
 template <typename T> struct gs_mm_shape;
 template <> struct gs_mm_shape<float> {
   static constexpr int BM = GS_MM_BM_F, TN = GS_MM_TN_F, BK = GS_MM_BK_F, STAGES = GS_MM_STAGES_F;
-  static constexpr int MINB = GS_MM_MINB_F, V = 4;
+  static constexpr int MINB = GS_MM_MINB_F, V = 4, ZZ = GS_MM_ZIGZAG_F;
 };
-template <> struct gs_mm_shape<double> { static constexpr int BM = 128, TN = 8, BK = 8, STAGES = 2, MINB = 1, V = 2; };
-/* What follows from it: PER elements of A, PERV vectors or PERB elements of B copied per thread
- * and tile; SMEM bytes of dynamic shared memory. */
+template <> struct gs_mm_shape<double> {
+  static constexpr int BM = 128, TN = 8, BK = 8, STAGES = 2, MINB = 1, V = 2, ZZ = 2;
+};
+/* What follows from it: CHUNKA and CHUNKB elements per packed k-tile of A and of B; SMEM bytes of
+ * dynamic shared memory. */
 template <typename T> struct gs_mm : gs_mm_shape<T> {
   using P = gs_mm_shape<T>;
-  static constexpr int BN = 16 * P::TN, THREADS = 2 * P::BM, WARPS_M = P::BM / 32, AROW = P::BM + P::V;
-  static constexpr int PER = P::BM * P::BK / THREADS, PERV = P::BK * BN / P::V / THREADS, PERB = P::BK * BN / THREADS;
-  static_assert(P::BM % 32 == 0 && P::TN % P::V == 0 && THREADS % P::BK == 0, "whole warps and copies");
-  static_assert(PER * THREADS == P::BM * P::BK && PERV * THREADS * P::V == P::BK * BN, "whole copies per thread");
+  static constexpr int BN = 16 * P::TN, THREADS = 2 * P::BM, WARPS_M = P::BM / 32;
+  static constexpr int CHUNKA = P::BM * P::BK, CHUNKB = P::BK * BN;
+  static_assert(P::BM % 32 == 0 && P::TN % P::V == 0, "whole warps and fragments");
+  static_assert(CHUNKA % (THREADS * P::V) == 0 && CHUNKB % (THREADS * P::V) == 0, "whole copies per thread");
+  static_assert(THREADS * P::V % P::BM == 0 && THREADS * P::V % BN == 0, "a thread's copies in one column");
   static_assert(P::BK % 2 == 0 && P::STAGES >= 2, "the fragment double buffer alternates across tiles");
-  static constexpr int SMEM = P::STAGES * P::BK * (AROW + BN) * (int)sizeof(T); /* bytes, dynamic */
+  static constexpr int SMEM = P::STAGES * (CHUNKA + CHUNKB) * (int)sizeof(T); /* bytes, dynamic */
 };
 
-/* Issue the copies of k-tile [k0, k0 + BK) of A (rows row0..) and B (columns col0..) into one
- * stage, every element checked against the matrices' edges: for the tiles that cross one.
- * A: lanes run along k (a warp reads 32 / BK rows x BK k). */
-template <typename T, bool VEC>
-static __device__ __forceinline__ void gs_mm_load_edge(T (*as)[gs_mm<T>::AROW], T (*bs)[gs_mm<T>::BN], int m, int n,
-                                                       int k, const T *A, size_t lda, const T *B, size_t ldb, int row0,
-                                                       int col0, int k0) {
+/* Issue the copies of one packed tile (ROWS x COLS elements, contiguous at src) into shared
+ * memory of row stride LD: 16-byte copies, a warp's covering 512 consecutive bytes. */
+template <typename T, int ROWS, int COLS, int LD>
+static __device__ __forceinline__ void gs_mm_copy_tile(T *dst, const T *src) {
   using H = gs_mm<T>;
+  constexpr int PER = ROWS * COLS / (H::THREADS * H::V), STEP = H::THREADS * H::V / COLS; /* rows between copies */
+  const int e = threadIdx.x * H::V;
+  dst += e / COLS * LD + e % COLS;
+  src += e;
 #pragma unroll
-  for (int q = 0; q < H::PER; ++q) {
-    const int e = threadIdx.x + q * H::THREADS, r = e / H::BK, kk = e % H::BK;
-    const bool in = row0 + r < m && k0 + kk < k;
-    const T *src = in ? A + (size_t)(row0 + r) * lda + (k0 + kk) : A;
-    gs_mm_cp_async<sizeof(T)>(&as[kk][r], src, in ? (int)sizeof(T) : 0);
+  for (int q = 0; q < PER; ++q)
+    gs_mm_cp_async<16>(dst + q * STEP * LD, src + q * H::THREADS * H::V, 16);
+}
+
+/* Issue the copies of k-tile t (a and b: its packed tiles of A and B; nothing for t >= ktiles)
+ * into one stage, advance a and b to the next, and commit the copies as one group, empty or not,
+ * so the group count stays exact. */
+template <typename T>
+static __device__ __forceinline__ void gs_mm_load(T (*as)[gs_mm<T>::BM], T (*bs)[gs_mm<T>::BN], const T *&a,
+                                                  const T *&b, int t, int ktiles) {
+  using H = gs_mm<T>;
+  if (t < ktiles) {
+    gs_mm_copy_tile<T, H::BK, H::BM, H::BM>(&as[0][0], a);
+    gs_mm_copy_tile<T, H::BK, H::BN, H::BN>(&bs[0][0], b);
+    a += H::CHUNKA;
+    b += H::CHUNKB;
   }
-  if (VEC) { /* B in V-wide vectors: BN / V per row */
-    constexpr int ROWV = H::BN / H::V;
-#pragma unroll
-    for (int q = 0; q < H::PERV; ++q) {
-      const int e = threadIdx.x + q * H::THREADS, kk = e / ROWV, c = (e % ROWV) * H::V;
-      const int left = k0 + kk < k ? n - (col0 + c) : 0, cnt = left < 0 ? 0 : (left > H::V ? H::V : left);
-      const T *src = cnt ? B + (size_t)(k0 + kk) * ldb + (col0 + c) : B;
-      gs_mm_cp_async<16>(&bs[kk][c], src, cnt * (int)sizeof(T));
-    }
-  } else {
-#pragma unroll
-    for (int q = 0; q < H::PERB; ++q) {
-      const int e = threadIdx.x + q * H::THREADS, kk = e / H::BN, c = e % H::BN;
-      const bool in = k0 + kk < k && col0 + c < n;
-      const T *src = in ? B + (size_t)(k0 + kk) * ldb + (col0 + c) : B;
-      gs_mm_cp_async<sizeof(T)>(&bs[kk][c], src, in ? (int)sizeof(T) : 0);
-    }
-  }
-}
-
-/* The copies of the tiles that lie wholly inside A and B, in tile order: this thread's first
- * element of A and first piece of B in the next tile; its other elements of A are THREADS / BK
- * rows apart, its other pieces of B BROWS rows apart. A piece of B is a 16-byte vector (VEC) or
- * one element (B or ldb not 16-byte aligned). */
-template <typename T, bool VEC> struct gs_mm_feed {
-  static constexpr int BW = VEC ? gs_mm<T>::V : 1;                 /* elements per piece of B */
-  static constexpr int ROW = gs_mm<T>::BN / BW;                    /* pieces per row of B's tile */
-  static constexpr int BROWS = gs_mm<T>::THREADS / ROW;            /* rows between a thread's pieces */
-  static constexpr int NB = VEC ? gs_mm<T>::PERV : gs_mm<T>::PERB; /* pieces per thread */
-  static_assert(gs_mm<T>::THREADS % ROW == 0, "a row of B's tile in whole pieces per thread");
-  const T *a, *b;
-  size_t astep, bstep, bnext; /* THREADS / BK rows of A, BROWS rows of B, BK rows of B */
-};
-
-template <typename T, bool VEC>
-static __device__ __forceinline__ gs_mm_feed<T, VEC> gs_mm_feed_init(const T *A, size_t lda, const T *B, size_t ldb,
-                                                                     int row0, int col0) {
-  using H = gs_mm<T>;
-  using F = gs_mm_feed<T, VEC>;
-  const int t = threadIdx.x;
-  return F{A + (size_t)(row0 + t / H::BK) * lda + t % H::BK,
-           B + (size_t)(t / F::ROW) * ldb + col0 + (t % F::ROW) * F::BW, (size_t)(H::THREADS / H::BK) * lda,
-           (size_t)F::BROWS * ldb, (size_t)H::BK * ldb};
-}
-
-/* Issue the copies of the feed's next tile into one stage and advance the feed by a tile. */
-template <typename T, bool VEC>
-static __device__ __forceinline__ void gs_mm_feed_next(T (*as)[gs_mm<T>::AROW], T (*bs)[gs_mm<T>::BN],
-                                                       gs_mm_feed<T, VEC> &f) {
-  using H = gs_mm<T>;
-  using F = gs_mm_feed<T, VEC>;
-  const int t = threadIdx.x;
-  T *adst = &as[t % H::BK][t / H::BK], *bdst = &bs[t / F::ROW][(t % F::ROW) * F::BW];
-#pragma unroll
-  for (int q = 0; q < H::PER; ++q)
-    gs_mm_cp_async<sizeof(T)>(adst + q * (H::THREADS / H::BK), f.a + q * f.astep, (int)sizeof(T));
-#pragma unroll
-  for (int q = 0; q < F::NB; ++q)
-    gs_mm_cp_async<F::BW * sizeof(T)>(bdst + q * F::BROWS * H::BN, f.b + q * f.bstep, F::BW * (int)sizeof(T));
-  f.a += H::BK;
-  f.b += f.bnext;
-}
-
-/* Issue the copies of k-tile t into one stage (fast for t < full, checked otherwise; nothing for
- * t >= ktiles) and commit them as one group, empty or not, so the group count stays exact. */
-template <typename T, bool VEC>
-static __device__ __forceinline__ void gs_mm_load(T (*as)[gs_mm<T>::AROW], T (*bs)[gs_mm<T>::BN], gs_mm_feed<T, VEC> &f,
-                                                  int t, int full, int ktiles, int m, int n, int k, const T *A,
-                                                  size_t lda, const T *B, size_t ldb, int row0, int col0) {
-  if (t < full)
-    gs_mm_feed_next<T, VEC>(as, bs, f);
-  else if (t < ktiles)
-    gs_mm_load_edge<T, VEC>(as, bs, m, n, k, A, lda, B, ldb, row0, col0, t * gs_mm<T>::BK);
   gs_mm_cp_commit();
 }
 
@@ -292,6 +232,14 @@ static __device__ __forceinline__ void gs_mm_lds(float *d, const float *s) {
 static __device__ __forceinline__ void gs_mm_lds(double *d, const double *s) {
   const double2 v = *reinterpret_cast<const double2 *>(s);
   d[0] = v.x, d[1] = v.y;
+}
+
+/* One 16-byte store of V values. */
+static __device__ __forceinline__ void gs_mm_stv(float *d, const float *v) {
+  *reinterpret_cast<float4 *>(d) = make_float4(v[0], v[1], v[2], v[3]);
+}
+static __device__ __forceinline__ void gs_mm_stv(double *d, const double *v) {
+  *reinterpret_cast<double2 *>(d) = make_double2(v[0], v[1]);
 }
 
 /* The thread's fragments of row kk of a stage: 8 values of A's column and TN of B's row; wm, wn:
@@ -308,16 +256,19 @@ static __device__ __forceinline__ void gs_mm_frag(T (&a)[8], T (&b)[gs_mm<T>::TN
     gs_mm_lds(&b[g * V], bs_kk + wn + g * 8 * V);
 }
 
-/* acc += a b^T, the thread's outer product of one k step. The FMAs snake through it (GS_MM_ZIGZAG
- * 2: down column j, up column j + 1; 1: along row i, back along row i + 1; 0: row by row), so
- * consecutive FMAs share an operand that the register reuse cache supplies: in the SASS, of 1024
- * FMAs per tile, 1041 / 247 / 133 extra same-bank operand reads (2-bank model) for orders 0 / 1 /
- * 2. Each output's sum over k keeps its order: the same bits whatever the order. */
+/* acc += a b^T, the thread's outer product of one k step. The FMAs snake through it (ZZ 2: down
+ * column j, up column j + 1; 1: along row i, back along row i + 1; 0: row by row), so consecutive
+ * FMAs share an operand that the register reuse cache supplies. Which order has the fewest
+ * same-bank operand reads depends on ptxas's register assignment, which shifts with any change
+ * to the kernel: in the float SASS (2-bank model, per 1024 FMAs) 1041 / 247 / 133 for orders
+ * 0 / 1 / 2 at 168 registers (before packing); 650 against 236 for orders 2 and 1 at 128 with
+ * BK 16 (order 2 12% slower); now 286 / 121 / 115, yet order 2 measured 0.4% slower than
+ * order 1. Each output's sum over k keeps its order: the same bits whatever the order. */
 template <typename T>
 static __device__ __forceinline__ void gs_mm_outer(T (&acc)[8][gs_mm<T>::TN], const T (&a)[8],
                                                    const T (&b)[gs_mm<T>::TN]) {
   constexpr int TN = gs_mm<T>::TN;
-  if constexpr (GS_MM_ZIGZAG == 2) {
+  if constexpr (gs_mm<T>::ZZ == 2) {
 #pragma unroll
     for (int j = 0; j < TN; ++j)
 #pragma unroll
@@ -330,7 +281,7 @@ static __device__ __forceinline__ void gs_mm_outer(T (&acc)[8][gs_mm<T>::TN], co
     for (int i = 0; i < 8; ++i)
 #pragma unroll
       for (int jj = 0; jj < TN; ++jj) {
-        const int j = GS_MM_ZIGZAG == 1 && (i & 1) ? TN - 1 - jj : jj;
+        const int j = gs_mm<T>::ZZ == 1 && (i & 1) ? TN - 1 - jj : jj;
         acc[i][j] = fma(a[i], b[j], acc[i][j]);
       }
   }
@@ -355,10 +306,7 @@ static __device__ __forceinline__ void gs_mm_store_tile(T *C, size_t ldc, int m,
 #pragma unroll
         for (int e = 0; e < V; ++e)
           v[e] = accumulate ? v[e] + acc[i][g * V + e] : acc[i][g * V + e];
-        if constexpr (V == 4)
-          *reinterpret_cast<float4 *>(crow + c) = make_float4(v[0], v[1], v[2], v[3]);
-        else
-          *reinterpret_cast<double2 *>(crow + c) = make_double2(v[0], v[1]);
+        gs_mm_stv(crow + c, v);
       } else {
 #pragma unroll
         for (int e = 0; e < V; ++e)
@@ -370,24 +318,22 @@ static __device__ __forceinline__ void gs_mm_store_tile(T *C, size_t ldc, int m,
 
 template <typename T, bool VEC>
 static __global__ void __launch_bounds__(gs_mm<T>::THREADS, gs_mm<T>::MINB)
-    gs_mm_simt(int m, int n, int k, const T *__restrict__ A, size_t lda, const T *__restrict__ B, size_t ldb,
-               T *__restrict__ C, size_t ldc, int accumulate) {
+    gs_mm_simt(int m, int n, int ktiles, const T *__restrict__ Ap, const T *__restrict__ Bp, T *__restrict__ C,
+               size_t ldc, int accumulate) {
   using H = gs_mm<T>;
   constexpr int S = H::STAGES, BK = H::BK, TN = H::TN;
   extern __shared__ __align__(16) unsigned char gs_mm_simt_smem[]; /* may pass the 48 KB of static */
-  T(*const as)[BK][H::AROW] = reinterpret_cast<T(*)[BK][H::AROW]>(gs_mm_simt_smem);
-  T(*const bs)[BK][H::BN] = reinterpret_cast<T(*)[BK][H::BN]>(gs_mm_simt_smem + S * BK * H::AROW * sizeof(T));
+  T(*const as)[BK][H::BM] = reinterpret_cast<T(*)[BK][H::BM]>(gs_mm_simt_smem);
+  T(*const bs)[BK][H::BN] = reinterpret_cast<T(*)[BK][H::BN]>(gs_mm_simt_smem + S * BK * H::BM * sizeof(T));
   int tm, tn;
   gs_mm_tile(GS_MM_SIMT_GROUP, &tm, &tn);
-  const int row0 = tm * H::BM, col0 = tn * H::BN, ktiles = (k + BK - 1) / BK;
-  /* Tiles 0 .. full - 1 lie wholly inside A and B. */
-  const int full = row0 + H::BM <= m && col0 + H::BN <= n ? k / BK : 0;
+  const int row0 = tm * H::BM, col0 = tn * H::BN;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int wm = (warp % H::WARPS_M) * 32 + (lane / 8) * H::V, wn = (warp / H::WARPS_M) * 8 * TN + (lane % 8) * H::V;
-  gs_mm_feed<T, VEC> f = gs_mm_feed_init<T, VEC>(A, lda, B, ldb, row0, col0);
+  const T *a = Ap + (size_t)tm * ktiles * H::CHUNKA, *b = Bp + (size_t)tn * ktiles * H::CHUNKB;
 #pragma unroll
   for (int s = 0; s < S; ++s)
-    gs_mm_load<T, VEC>(as[s], bs[s], f, s, full, ktiles, m, n, k, A, lda, B, ldb, row0, col0);
+    gs_mm_load<T>(as[s], bs[s], a, b, s, ktiles);
   T acc[8][TN];
 #pragma unroll
   for (int i = 0; i < 8; ++i)
@@ -408,24 +354,81 @@ static __global__ void __launch_bounds__(gs_mm<T>::THREADS, gs_mm<T>::MINB)
         /* S + t groups committed: at most S - 2 pending means tile t + 1 has landed. */
         gs_mm_cp_wait<S - 2>();
         __syncthreads();
-        /* With 16-byte copies of B, the copies into the freed stage go after the next tile's first
-         * fragment loads: ahead of them in the shared-memory queue they delayed those loads, and
-         * FMAs writing a register that a queued load or copy still read waited (ncu: 0.6% of issue
-         * slots; this order: +0.9% at N = 16384, +1.3% at 8192). With element copies of B the
-         * copies-first order measured 8% faster, so it stays there. */
+        /* The copies into the freed stage go after the next tile's first fragment loads: ahead of
+         * them in the shared-memory queue they delayed those loads, and FMAs writing a register
+         * that a queued load or copy still read waited (ncu: 0.6% of issue slots; this order:
+         * +0.9% at N = 16384, +1.3% at 8192). */
         const int done = cur;
-        const auto refill = [&] {
-          gs_mm_load<T, VEC>(as[done], bs[done], f, t + S, full, ktiles, m, n, k, A, lda, B, ldb, row0, col0);
-        };
         cur = cur + 1 == S ? 0 : cur + 1;
-        if constexpr (!VEC) refill();
         if (t + 1 < ktiles) gs_mm_frag<T>(fa[0], fb[0], as[cur][0], bs[cur][0], wm, wn);
-        if constexpr (VEC) refill();
+        gs_mm_load<T>(as[done], bs[done], a, b, t + S, ktiles);
       }
       gs_mm_outer<T>(acc, fa[kk % 2], fb[kk % 2]);
     }
   }
   gs_mm_store_tile<T, VEC>(C, ldc, m, n, row0 + wm, col0 + wn, acc, accumulate);
+}
+
+/* The packing of simt's operands (in c's workspace, by gs_mm_run_simt): A and B as tiles, each
+ * tile contiguous, zero outside the matrix, so that the kernel copies whole tiles with 16-byte
+ * copies and no edge checks whatever the sizes, leading dimensions and alignment:
+ *   A: tile (tm, kt) at (tm ktiles + kt) CHUNKA, A's rows [tm BM, tm BM + BM) x k [kt BK, kt BK +
+ *      BK) transposed (row kk of the tile is BM elements of A's column kt BK + kk), as the
+ *      kernel's as[k][m] holds it;
+ *   B: tile (tn, kt) at (tn ktiles + kt) CHUNKB, B's rows [kt BK, kt BK + BK) x columns [tn BN,
+ *      tn BN + BN) as they are.
+ * A block packs one tile at a time (grid-stride over the tiles), reading along the matrix's rows
+ * and writing 16-byte vectors. */
+#define GS_MM_PACK_THREADS 256
+template <typename T>
+static __global__ void __launch_bounds__(GS_MM_PACK_THREADS)
+    gs_mm_pack_a(int m, int k, const T *__restrict__ A, size_t lda, T *__restrict__ Ap) {
+  using H = gs_mm<T>;
+  constexpr int BM = H::BM, BK = H::BK, V = H::V;
+  static_assert(H::CHUNKA % (GS_MM_PACK_THREADS * V) == 0, "whole vectors per thread");
+  __shared__ T tile[BK][BM + 1]; /* + 1: a warp's stores down the columns spread over the banks */
+  const size_t ktiles = (k + BK - 1) / BK, tiles = (m + (size_t)BM - 1) / BM * ktiles;
+  for (size_t c = blockIdx.x; c < tiles; c += gridDim.x) {
+    const int row0 = (int)(c / ktiles) * BM, k0 = (int)(c % ktiles) * BK;
+#pragma unroll
+    for (int q = 0; q < H::CHUNKA / GS_MM_PACK_THREADS; ++q) { /* lanes along k: BK elements of a row */
+      const int e = threadIdx.x + q * GS_MM_PACK_THREADS, r = e / BK, kk = e % BK;
+      tile[kk][r] = row0 + r < m && k0 + kk < k ? A[(size_t)(row0 + r) * lda + (k0 + kk)] : T(0);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < H::CHUNKA / (GS_MM_PACK_THREADS * V); ++q) {
+      const int e = (threadIdx.x + q * GS_MM_PACK_THREADS) * V;
+      T v[V];
+#pragma unroll
+      for (int i = 0; i < V; ++i)
+        v[i] = tile[e / BM][e % BM + i];
+      gs_mm_stv(Ap + c * H::CHUNKA + e, v);
+    }
+    __syncthreads();
+  }
+}
+
+template <typename T>
+static __global__ void __launch_bounds__(GS_MM_PACK_THREADS)
+    gs_mm_pack_b(int k, int n, const T *__restrict__ B, size_t ldb, T *__restrict__ Bp) {
+  using H = gs_mm<T>;
+  constexpr int BN = H::BN, BK = H::BK, V = H::V;
+  static_assert(H::CHUNKB % (GS_MM_PACK_THREADS * V) == 0, "whole vectors per thread");
+  const size_t ktiles = (k + BK - 1) / BK, tiles = (n + (size_t)BN - 1) / BN * ktiles;
+  for (size_t c = blockIdx.x; c < tiles; c += gridDim.x) {
+    const int col0 = (int)(c / ktiles) * BN, k0 = (int)(c % ktiles) * BK;
+#pragma unroll
+    for (int q = 0; q < H::CHUNKB / (GS_MM_PACK_THREADS * V); ++q) {
+      const int e = (threadIdx.x + q * GS_MM_PACK_THREADS) * V, kk = e / BN, col = col0 + e % BN;
+      const T *row = B + (size_t)(k0 + kk) * ldb;
+      T v[V];
+#pragma unroll
+      for (int i = 0; i < V; ++i)
+        v[i] = k0 + kk < k && col + i < n ? row[col + i] : T(0);
+      gs_mm_stv(Bp + c * H::CHUNKB + e, v);
+    }
+  }
 }
 
 /* ---- the launcher ------------------------------------------------------------------------- */
@@ -470,15 +473,6 @@ template <typename T> static cudaError_t gs_mm_launch_one(int kernel, const gs_m
   case GS_MK_SMEM5:
     gs_mm_smem<T, 4, 0, false><<<tiles32, quarter, 0, s>>>(GS_MM_ARGS);
     break;
-  case GS_MK_SIMT: {
-    const dim3 grid((a.n + gs_mm<T>::BN - 1) / gs_mm<T>::BN, (a.m + gs_mm<T>::BM - 1) / gs_mm<T>::BM);
-    const bool vec = gs_mm_aligned<T>(a.B, a.ldb) && gs_mm_aligned<T>(a.C, a.ldc);
-    const auto simt = vec ? gs_mm_simt<T, true> : gs_mm_simt<T, false>;
-    const cudaError_t e = cudaFuncSetAttribute(simt, cudaFuncAttributeMaxDynamicSharedMemorySize, gs_mm<T>::SMEM);
-    if (e != cudaSuccess) return e;
-    simt<<<grid, gs_mm<T>::THREADS, gs_mm<T>::SMEM, s>>>(GS_MM_ARGS);
-    break;
-  }
   default:
     return cudaErrorInvalidValue;
   }
@@ -486,11 +480,48 @@ template <typename T> static cudaError_t gs_mm_launch_one(int kernel, const gs_m
   return cudaGetLastError();
 }
 
-/* Our kernels on the whole matrix, in slices of at most 65535 tile rows (gridDim.y). */
+/* The number of blocks of a grid-stride launch over `tiles` tiles. */
+static unsigned gs_mm_pack_grid(size_t tiles) { return (unsigned)(tiles < INT_MAX ? tiles : INT_MAX); }
+
+/* simt: A and B packed into c's workspace (gs_mm_pack_a, gs_mm_pack_b), then the product in
+ * slices of at most 65535 tile rows (gridDim.y). */
+template <typename T> static cudaError_t gs_mm_run_simt(struct gs_cuda_ctx *c, const gs_mm_args<T> &a, cudaStream_t s) {
+  using H = gs_mm<T>;
+  const size_t tiles_m = (a.m + H::BM - 1) / H::BM, tiles_n = (a.n + H::BN - 1) / H::BN;
+  const size_t ktiles = (a.k + H::BK - 1) / H::BK, abytes = tiles_m * ktiles * H::CHUNKA * sizeof(T);
+  void *ws = nullptr;
+  cudaError_t e =
+      static_cast<cudaError_t>(gs_cuda_ctx_workspace(c, abytes + tiles_n * ktiles * H::CHUNKB * sizeof(T), &ws));
+  if (e != cudaSuccess) return e;
+  T *Ap = static_cast<T *>(ws), *Bp = Ap + abytes / sizeof(T); /* whole tiles of A: Bp stays 16-byte aligned */
+  gs_mm_pack_a<T><<<gs_mm_pack_grid(tiles_m * ktiles), GS_MM_PACK_THREADS, 0, s>>>(a.m, a.k, a.A, a.lda, Ap);
+  if ((e = cudaGetLastError()) != cudaSuccess) return e;
+  gs_mm_pack_b<T><<<gs_mm_pack_grid(tiles_n * ktiles), GS_MM_PACK_THREADS, 0, s>>>(a.k, a.n, a.B, a.ldb, Bp);
+  if ((e = cudaGetLastError()) != cudaSuccess) return e;
+  const auto simt = gs_mm_aligned<T>(a.C, a.ldc) ? gs_mm_simt<T, true> : gs_mm_simt<T, false>;
+  if ((e = cudaFuncSetAttribute(simt, cudaFuncAttributeMaxDynamicSharedMemorySize, H::SMEM)) != cudaSuccess) return e;
+  for (size_t r = 0; r < tiles_m; r += 65535) {
+    const size_t rows = tiles_m - r < 65535 ? tiles_m - r : 65535, row0 = r * H::BM;
+    const int m = (size_t)a.m - row0 < rows * H::BM ? (int)((size_t)a.m - row0) : (int)(rows * H::BM);
+    const dim3 grid((unsigned)tiles_n, (unsigned)rows);
+    simt<<<grid, H::THREADS, H::SMEM, s>>>(m, a.n, (int)ktiles, Ap + r * ktiles * H::CHUNKA, Bp, a.C + row0 * a.ldc,
+                                           a.ldc, a.acc);
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+/* Our kernels on the whole matrix: simt above, the ladder in slices of at most 65535 tile rows
+ * (gridDim.y). */
 template <typename T>
-static cudaError_t gs_mm_run(int kernel, int m, int n, int k, const void *A, size_t lda, const void *B, size_t ldb,
-                             void *C, size_t ldc, int acc, cudaStream_t s) {
-  const int rows = 65535 * (kernel == GS_MK_SIMT ? gs_mm<T>::BM : GS_MM_TILE);
+static cudaError_t gs_mm_run(struct gs_cuda_ctx *c, int kernel, int m, int n, int k, const void *A, size_t lda,
+                             const void *B, size_t ldb, void *C, size_t ldc, int acc, cudaStream_t s) {
+  if (kernel == GS_MK_SIMT) {
+    const gs_mm_args<T> a = {
+        m, n, k, static_cast<const T *>(A), lda, static_cast<const T *>(B), ldb, static_cast<T *>(C), ldc, acc};
+    return gs_mm_run_simt<T>(c, a, s);
+  }
+  const int rows = 65535 * GS_MM_TILE;
   for (int r = 0; r < m; r += rows) {
     const gs_mm_args<T> a = {m - r < rows ? m - r : rows,
                              n,
@@ -551,8 +582,8 @@ extern "C" int gs_matmul_kernels_launch(struct gs_cuda_ctx *c, int kernel, int d
   if (kernel == GS_MK_DMMA || kernel == GS_MK_TC32)
     return (int)gs_matmul_tc_launch(c, kernel, (int)m, (int)n, (int)k, A, lda, B, ldb, C, ldc, accumulate, s);
   if (dtype == GS_DTYPE_FLOAT)
-    return (int)gs_mm_run<float>(kernel, (int)m, (int)n, (int)k, A, lda, B, ldb, C, ldc, accumulate, s);
-  return (int)gs_mm_run<double>(kernel, (int)m, (int)n, (int)k, A, lda, B, ldb, C, ldc, accumulate, s);
+    return (int)gs_mm_run<float>(c, kernel, (int)m, (int)n, (int)k, A, lda, B, ldb, C, ldc, accumulate, s);
+  return (int)gs_mm_run<double>(c, kernel, (int)m, (int)n, (int)k, A, lda, B, ldb, C, ldc, accumulate, s);
 }
 
 extern "C" const char *gs_matmul_kernels_error_string(int e) {

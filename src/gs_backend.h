@@ -63,8 +63,9 @@ enum gs_kernel_flag {
   GS_KERNEL_TF32 = 1u << 3,     /* matmul: float inputs rounded to TF32 on tensor cores (looser tolerance) */
   GS_KERNEL_FLOAT = 1u << 4,    /* matmul: runs float */
   GS_KERNEL_DOUBLE = 1u << 5,   /* matmul: runs double */
-  GS_KERNEL_STAGED = 1u << 6    /* matmul: stages B^T (and A, if its rows are not 16-byte aligned) in a
-                                 * device workspace: up to (m + n) x (k + 4) more elements */
+  GS_KERNEL_STAGED = 1u << 6    /* matmul: stages its inputs in a device workspace (simt: both packed in
+                                 * tiles; wgmma: B^T, and A if its rows are not 16-byte aligned): up to
+                                 * (m + n + 256) x (k + 32) more elements */
 };
 
 /* Reduction primitives (gs_reduce.c, and the N-body diagnostics' sums). */

@@ -15,7 +15,7 @@ static const struct gs_kernel gs_cuda_matmul_kernels[] = {
     {"smem3", "+ row-major tile access", GS_MK_SMEM3, GS_KERNEL_LADDER | GS_FD},
     {"smem4", "+ 2 outputs/thread", GS_MK_SMEM4, GS_KERNEL_LADDER | GS_FD},
     {"smem5", "+ 4 outputs/thread", GS_MK_SMEM5, GS_KERNEL_LADDER | GS_FD},
-    {"simt", "warp-tiled, 8x8/thread, cp.async", GS_MK_SIMT, GS_FD},
+    {"simt", "warp-tiled, 8x8/thread, packed tiles", GS_MK_SIMT, GS_FD | GS_KERNEL_STAGED},
     {"dmma", "FP64 tensor cores, mma.sync, cp.async", GS_MK_DMMA, GS_KERNEL_DOUBLE},
     {"tc32", "TF32 tensor cores, mma.sync, cp.async", GS_MK_TC32, GS_KERNEL_TF32 | GS_KERNEL_FLOAT},
     {"wgmma", "TF32 tensor cores, wgmma, TMA (sm_90a)", GS_MK_WGMMA,

@@ -37,8 +37,8 @@ int gs_matmul_setup_grid(struct gs_matmul_job *job, struct gs_msg *msg) {
 }
 
 /* Bytes this rank allocates on its device: the blocks, four panels, and the workspace of a
- * selected kernel that stages its inputs (GS_KERNEL_STAGED: at most (m + n) x (k + 4) elements
- * for its largest product, whose depth is at most the panel width or the block's K). */
+ * selected kernel that stages its inputs (GS_KERNEL_STAGED: at most (m + n + 256) x (k + 32)
+ * elements for its largest product, whose depth is at most the panel width or the block's K). */
 static double gs_matmul_setup_device_bytes(const struct gs_matmul_job *job) {
   double w = (double)job->panel;
   double elems = (double)job->mloc * job->kaloc + (double)job->kbloc * job->nloc + (double)job->mloc * job->nloc;
@@ -47,7 +47,7 @@ static double gs_matmul_setup_device_bytes(const struct gs_matmul_job *job) {
     if ((job->mask >> i & 1u) && (job->kernels[i].flags & GS_KERNEL_STAGED)) {
       double depth = (double)(job->kaloc > job->kbloc ? job->kaloc : job->kbloc);
       if (w < depth) depth = w;
-      elems += ((double)job->mloc + job->nloc) * (depth + 4);
+      elems += ((double)job->mloc + job->nloc + 256) * (depth + 32);
       break;
     }
   return elems * job->esz;

@@ -305,7 +305,7 @@ static const struct mm_case g_cases[] = {
     {64, 70, 0, 0, 70, 70, 0, 0, 0, KIND_INT},            /* k = 0: C = 0 */
     {64, 70, 0, 3, 72, 72, 0, 0, 1, KIND_RANDOM},         /* k = 0, accumulate: C unchanged */
     {96, 96, 96, 96, 96, 96, 0, 0, 0, KIND_SEED},
-    {515, 777, 260, 260, 777, 777, 0, 0, 0, KIND_INT}, /* 5 x 7 SIMT blocks, 33 k-tiles */
+    {515, 777, 260, 260, 777, 777, 0, 0, 0, KIND_INT}, /* SIMT: 9 x 7 blocks of 9 k-tiles (float), 5 x 7 of 33 */
     {515, 777, 260, 264, 780, 780, 0, 0, 0, KIND_RANDOM},
     {515, 777, 260, 260, 777, 777, 0, 0, 1, KIND_RANDOM},
     /* 9 tile rows of 128: the tensor-core kernels' block groups of 8 tile rows and a remainder */
