@@ -31,6 +31,7 @@ static uint64_t gs_matmul_grid_part_end(uint64_t n, int parts, uint64_t x) {
 
 struct gs_matmul_grid_panel gs_matmul_grid_panel(uint64_t K, int rows, int cols, uint64_t panel, uint64_t k0) {
   struct gs_matmul_grid_panel p = {.k0 = k0};
+  if (k0 == 0 && rows > 1 && cols > 1 && panel >= GS_MATMUL_GRID_FIRST_DIV) panel /= GS_MATMUL_GRID_FIRST_DIV;
   uint64_t end = k0 + panel < K ? k0 + panel : K;
   uint64_t a_end = gs_matmul_grid_part_end(K, cols, k0), b_end = gs_matmul_grid_part_end(K, rows, k0);
   if (a_end < end) end = a_end;

@@ -21,7 +21,13 @@ void gs_matmul_grid_range(uint64_t n, int parts, int i, uint64_t *first, uint64_
 int gs_matmul_grid_owner(uint64_t n, int parts, uint64_t x);
 
 /* The SUMMA panel starting at k0 (< K): its width, at most `panel`, ending at the next part
- * boundary of K split over `rows` (B) or over `cols` (A); and its owners. */
+ * boundary of K split over `rows` (B) or over `cols` (A); and its owners. On a 2D grid the
+ * first panel (k0 = 0) is at most panel / GS_MATMUL_GRID_FIRST_DIV wide: a rank off the
+ * diagonal holds no panel whole (its A part and B part cover different K), so it starts by
+ * waiting for the first broadcast, and a narrow first panel shortens that wait. */
+#ifndef GS_MATMUL_GRID_FIRST_DIV
+#define GS_MATMUL_GRID_FIRST_DIV 4
+#endif
 struct gs_matmul_grid_panel {
   uint64_t k0, width;
   int a_col; /* the process column whose A block holds these columns */

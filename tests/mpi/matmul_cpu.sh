@@ -51,10 +51,11 @@ for g in 2x1 1x6 6x1 3x2 2x3; do
 done
 # The default panel (8192) is cut to the largest share of K, and so are its buffers: K = 3001 on a
 # 2 x 3 grid is split in thirds of 1001, 1000, 1000 (A's columns) and halves of 1501, 1500 (B's
-# rows): panels [0, 1001), [1001, 1501), [1501, 2001), [2001, 3001).
+# rows): panels [0, 250) (the first, on a 2D grid, a quarter of 1001), [250, 1001), [1001, 1501),
+# [1501, 2001), [2001, 3001).
 out=$(gs_mpirun 6 matmul $common --m 40 --n 50 --k 3001 --ic random 2>&1) || { echo "$out"; gs_fail "default panel: exit"; }
 gs_verified "$out" "default panel on 6 ranks" 1
-echo "$out" | grep -q '^# SUMMA: 2 x 3 process grid, .*; 4 panels of up to 1001 ' || { echo "$out"; gs_fail "default panel: not cut to the share of K"; }
+echo "$out" | grep -q '^# SUMMA: 2 x 3 process grid, .*; 5 panels of up to 1001 ' || { echo "$out"; gs_fail "default panel: not cut to the share of K, or the first one not to a quarter"; }
 # More ranks than rows, columns or K (empty blocks), and a panel wider than K.
 out=$(gs_mpirun 6 matmul $common --m 1 --n 2 --k 1 --ic random 2>&1) || { echo "$out"; gs_fail "1x2x1 on 6 ranks: exit"; }
 gs_verified "$out" "1x2x1 on 6 ranks" 1
