@@ -380,6 +380,12 @@ static __global__ void __launch_bounds__(gs_mm<T>::THREADS, gs_mm<T>::MINB)
  * A block packs one tile at a time (grid-stride over the tiles), reading along the matrix's rows
  * and writing 16-byte vectors. */
 #define GS_MM_PACK_THREADS 256
+
+/* k-tiles of simt's tiling of type T over depth k (the packs' and the kernel's count). */
+template <typename T> static __host__ __device__ size_t gs_mm_ktiles(int k) {
+  return ((size_t)k + gs_mm<T>::BK - 1) / gs_mm<T>::BK;
+}
+
 template <typename T>
 static __global__ void __launch_bounds__(GS_MM_PACK_THREADS)
     gs_mm_pack_a(int m, int k, const T *__restrict__ A, size_t lda, T *__restrict__ Ap) {
@@ -387,7 +393,7 @@ static __global__ void __launch_bounds__(GS_MM_PACK_THREADS)
   constexpr int BM = H::BM, BK = H::BK, V = H::V;
   static_assert(H::CHUNKA % (GS_MM_PACK_THREADS * V) == 0, "whole vectors per thread");
   __shared__ T tile[BK][BM + 1]; /* + 1: a warp's stores down the columns spread over the banks */
-  const size_t ktiles = (k + BK - 1) / BK, tiles = (m + (size_t)BM - 1) / BM * ktiles;
+  const size_t ktiles = gs_mm_ktiles<T>(k), tiles = (m + (size_t)BM - 1) / BM * ktiles;
   for (size_t c = blockIdx.x; c < tiles; c += gridDim.x) {
     const int row0 = (int)(c / ktiles) * BM, k0 = (int)(c % ktiles) * BK;
 #pragma unroll
@@ -415,17 +421,18 @@ static __global__ void __launch_bounds__(GS_MM_PACK_THREADS)
   using H = gs_mm<T>;
   constexpr int BN = H::BN, BK = H::BK, V = H::V;
   static_assert(H::CHUNKB % (GS_MM_PACK_THREADS * V) == 0, "whole vectors per thread");
-  const size_t ktiles = (k + BK - 1) / BK, tiles = (n + (size_t)BN - 1) / BN * ktiles;
+  const size_t ktiles = gs_mm_ktiles<T>(k), tiles = (n + (size_t)BN - 1) / BN * ktiles;
   for (size_t c = blockIdx.x; c < tiles; c += gridDim.x) {
     const int col0 = (int)(c / ktiles) * BN, k0 = (int)(c % ktiles) * BK;
 #pragma unroll
     for (int q = 0; q < H::CHUNKB / (GS_MM_PACK_THREADS * V); ++q) {
       const int e = (threadIdx.x + q * GS_MM_PACK_THREADS) * V, kk = e / BN, col = col0 + e % BN;
-      const T *row = B + (size_t)(k0 + kk) * ldb;
+      const bool in = k0 + kk < k;
+      const T *row = B + (size_t)(in ? k0 + kk : 0) * ldb; /* no address past B for the padding rows */
       T v[V];
 #pragma unroll
       for (int i = 0; i < V; ++i)
-        v[i] = k0 + kk < k && col + i < n ? row[col + i] : T(0);
+        v[i] = in && col + i < n ? row[col + i] : T(0);
       gs_mm_stv(Bp + c * H::CHUNKB + e, v);
     }
   }
@@ -488,7 +495,7 @@ static unsigned gs_mm_pack_grid(size_t tiles) { return (unsigned)(tiles < INT_MA
 template <typename T> static cudaError_t gs_mm_run_simt(struct gs_cuda_ctx *c, const gs_mm_args<T> &a, cudaStream_t s) {
   using H = gs_mm<T>;
   const size_t tiles_m = (a.m + H::BM - 1) / H::BM, tiles_n = (a.n + H::BN - 1) / H::BN;
-  const size_t ktiles = (a.k + H::BK - 1) / H::BK, abytes = tiles_m * ktiles * H::CHUNKA * sizeof(T);
+  const size_t ktiles = gs_mm_ktiles<T>(a.k), abytes = tiles_m * ktiles * H::CHUNKA * sizeof(T);
   void *ws = nullptr;
   cudaError_t e =
       static_cast<cudaError_t>(gs_cuda_ctx_workspace(c, abytes + tiles_n * ktiles * H::CHUNKB * sizeof(T), &ws));
