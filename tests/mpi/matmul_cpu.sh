@@ -5,6 +5,8 @@
 # input is one line and exit 2; CSV rows.
 . "$GS_TEST_LIB"
 set -o pipefail 2>/dev/null || true
+# Under pipefail, "echo | grep -q" can fail on a match: grep -q exits at the first matching line
+# and echo may then die of SIGPIPE. So the pipes below end in grep ... >/dev/null, which reads all.
 export OMP_NUM_THREADS=1
 common="--backend cpu --iters 1 --warmup 0"
 ragged="--m 97 --n 65 --k 129 --panel 16"
@@ -23,7 +25,7 @@ for np in 1 2 3 4 6; do
       rc=$?
       [ $rc = 0 ] || { echo "$out"; gs_fail "np=$np $ic $t: exit status $rc"; }
       gs_verified "$out" "np=$np $ic $t" 1
-      [ -z "$grid" ] || echo "$out" | grep -qF "# SUMMA: $grid" || { echo "$out"; gs_fail "np=$np: not a $grid"; }
+      [ -z "$grid" ] || echo "$out" | grep -F "# SUMMA: $grid" >/dev/null || { echo "$out"; gs_fail "np=$np: not a $grid"; }
       echo "ok: np=$np --ic $ic --type $t $(csum "$out")"
     done
   done
@@ -43,7 +45,7 @@ s6=$(csum "$(gs_mpirun 6 matmul $common $ragged --type double)")
 for g in 2x1 1x6 6x1 3x2 2x3; do
   np=$((${g%x*} * ${g#*x}))
   out=$(gs_mpirun $np matmul $common $ragged --type double --grid $g 2>&1) || { echo "$out"; gs_fail "--grid $g: exit"; }
-  echo "$out" | grep -q "^# SUMMA: ${g%x*} x ${g#*x} process grid" || { echo "$out"; gs_fail "--grid $g: not that grid"; }
+  echo "$out" | grep "^# SUMMA: ${g%x*} x ${g#*x} process grid" >/dev/null || { echo "$out"; gs_fail "--grid $g: not that grid"; }
   [ "$(csum "$out")" = "$s1" ] || gs_fail "--grid $g: sum of C $(csum "$out"), np=1 $s1"
   out=$(gs_mpirun $np matmul $common $ragged --ic random --grid $g 2>&1) || { echo "$out"; gs_fail "--grid $g random: exit"; }
   gs_verified "$out" "--grid $g random" 1
@@ -55,7 +57,7 @@ done
 # [1501, 2001), [2001, 3001).
 out=$(gs_mpirun 6 matmul $common --m 40 --n 50 --k 3001 --ic random 2>&1) || { echo "$out"; gs_fail "default panel: exit"; }
 gs_verified "$out" "default panel on 6 ranks" 1
-echo "$out" | grep -q '^# SUMMA: 2 x 3 process grid, .*; 5 panels of up to 1001 ' || { echo "$out"; gs_fail "default panel: not cut to the share of K, or the first one not to a quarter"; }
+echo "$out" | grep '^# SUMMA: 2 x 3 process grid, .*; 5 panels of up to 1001 ' >/dev/null || { echo "$out"; gs_fail "default panel: not cut to the share of K, or the first one not to a quarter"; }
 # More ranks than rows, columns or K (empty blocks), and a panel wider than K.
 out=$(gs_mpirun 6 matmul $common --m 1 --n 2 --k 1 --ic random 2>&1) || { echo "$out"; gs_fail "1x2x1 on 6 ranks: exit"; }
 gs_verified "$out" "1x2x1 on 6 ranks" 1
@@ -65,10 +67,10 @@ gs_verified "$out" "1x2x1 on 6 ranks" 1
 for ic in seed random; do
   out=$(GPUSIM_TEST_CORRUPT_RESULT=1 gs_mpirun 3 matmul $common $ragged --ic $ic 2>&1)
   rc=$?
-  echo "$out" | grep -q '^# verification: FAILED' || { echo "$out"; gs_fail "$ic: corrupted C not reported"; }
+  echo "$out" | grep '^# verification: FAILED' >/dev/null || { echo "$out"; gs_fail "$ic: corrupted C not reported"; }
   [ $rc = 1 ] || gs_fail "$ic: corrupted C: exit status $rc, want 1"
   case $ic in seed) what="rank 2: kernel omp: element" ;; random) what="rank 0: kernel omp: Freivalds row" ;; esac
-  echo "$out" | grep -q "^gpusim: $what" || { echo "$out"; gs_fail "$ic: corrupted C: no '$what' line"; }
+  echo "$out" | grep "^gpusim: $what" >/dev/null || { echo "$out"; gs_fail "$ic: corrupted C: no '$what' line"; }
   echo "ok: corrupted C ($ic) fails"
 done
 # Bad input: exactly one "gpusim:" line (from rank 0), saying what, exit status 2 on every rank.
