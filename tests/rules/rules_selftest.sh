@@ -1,9 +1,16 @@
 #!/bin/sh
 # The three code-shape rules can fail: each runs on small trees under tests/rules/fixtures that
-# break it (include cycles of two and three modules, a host file including a cuda/ header, an 81-line function, objects
-# exporting misnamed symbols), and must exit 1 naming exactly the offender; on a clean tree (and
-# for the limit itself: an 80-line function) each must pass silently. The real-tree runs never
-# read the fixtures: includes and names read only src/ and cuda/, length skips tests/rules/fixtures.
+# break it (include cycles of two and three modules, a host file including a cuda/ header, an
+# 81-line function; 85-line functions in the shapes a
+# line-based reading missed: a template with a default argument, a member function inside a
+# struct, the first function after namespace {; 81-line functions in further shapes (a lambda
+# given a name, a constructor with a brace initialiser, a member after an access label with its
+# brace on its own line, a signature ended by a macro, a signature written twice under #ifdef);
+# braces that do not balance; objects exporting misnamed symbols), and must exit 1 naming exactly
+# the offenders; on a clean tree (and for the limit itself: 80-line functions in those shapes,
+# braces in strings, characters, comments and #if 0) each must pass silently. The real-tree runs
+# never read the fixtures: includes and names read only src/ and cuda/, length skips
+# tests/rules/fixtures.
 . "$GS_TEST_LIB"
 rules=$(cd "$(dirname "$GS_TEST_LIB")/rules" && pwd)
 fx=$rules/fixtures
@@ -32,7 +39,23 @@ len=$rules/gs_rule_length.sh
 expect 1 "src/gs_long.c:2: gs_long_run is 81 lines (limit 80)
 tests/unit/test_long.c:3: main is 81 lines (limit 80)" sh "$len" "$fx/long"
 expect 0 "" env GS_MAX_FUNCTION_LINES=81 sh "$len" "$fx/long"
+expect 1 "cuda/gs_anon.cu:4: gs_anon_run is 85 lines (limit 80)
+cuda/gs_forms.cu:6: gs_forms_lambda is 81 lines (limit 80)
+cuda/gs_forms.cu:90: gs_forms_box is 81 lines (limit 80)
+cuda/gs_forms.cu:173: get is 81 lines (limit 80)
+cuda/gs_forms.cu:257: gs_forms_safe is 81 lines (limit 80)
+cuda/gs_member.cu:6: run is 85 lines (limit 80)
+cuda/gs_tmpl.cu:3: gs_tmpl_kernel is 85 lines (limit 80)
+src/gs_forms.c:6: gs_forms_pick is 81 lines (limit 80)" sh "$len" "$fx/shapes"
+expect 0 "" env GS_MAX_FUNCTION_LINES=85 sh "$len" "$fx/shapes"
+expect 1 "src/gs_open.c: braces do not balance (1 open at the end, 0 closed too many): the length rule cannot read it
+src/gs_shut.c: braces do not balance (0 open at the end, 1 closed too many): the length rule cannot read it" \
+  sh "$len" "$fx/unbalanced"
 expect 0 "" sh "$len" "$fx/clean"
+expect 1 "cuda/gs_shapes.cu:3: gs_shapes_kernel is 80 lines (limit 79)
+cuda/gs_shapes.cu:86: run is 80 lines (limit 79)
+cuda/gs_shapes.cu:169: gs_shapes_run is 80 lines (limit 79)
+src/gs_y.c:183: gs_y_fits is 80 lines (limit 79)" env GS_MAX_FUNCTION_LINES=79 sh "$len" "$fx/clean"
 
 names=$rules/gs_rule_names.sh
 expect 77 "SKIP: no src/*.o or cuda/*.o under $tmp (build the program first)" sh "$names" "$tmp"
