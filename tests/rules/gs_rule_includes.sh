@@ -1,19 +1,28 @@
 #!/bin/sh
-# gs_rule_includes.sh SRCROOT: the module include graph of SRCROOT/src and SRCROOT/cuda has no
-# cycle, and host code does not reach into cuda/.
+# gs_rule_includes.sh SRCROOT: the module include graph of SRCROOT's src/, cuda/ and tests/ has no
+# cycle, and each directory includes only what its layer may see.
 #
 # A module is a file's base name: src/gs_foo.c, src/gs_foo.h, cuda/gs_foo.cu, cuda/gs_foo.cuh
-# are all module gs_foo. Module A depends on module B when a file of A has a quoted
-# #include of gs_B.h or gs_B.cuh (directories stripped); A including its own header is no edge.
-# A cycle means two files cannot be understood (or reused) one without the other: each printed
-# cycle names its modules in include order. Cycles are found per strongly connected component
-# (Tarjan); for each module in a component, its shortest cycle is printed once.
+# are all module gs_foo, and so is a test's own header tests/unit/gs_foo.h. Module A depends on
+# module B when a file of A includes gs_B.h or gs_B.cuh (directories stripped); A including its own
+# header is no edge. A cycle means two files cannot be understood (or reused) one without the
+# other: each printed cycle names its modules in include order. Cycles are found per strongly
+# connected component (Tarjan); for each module in a component, its shortest cycle is printed once.
 #
-# Layering: a file under src/ may include a header that lives in cuda/ only when it is one of the CUDA
-# backend's own files (src/gs_backend_cuda*.c and its private src/gs_backend_cuda*.h), so the host
-# code builds and reads without cuda/.
-# A quoted include is resolved as the compiler does: the including file's directory, then src/,
-# then cuda/ (Makefile.am's -I order).
+# Layering, the arrows that may not run back up:
+#   - host code does not reach into cuda/: a file under src/ may include a header that lives in
+#     cuda/ only when it is one of the CUDA backend's own files (src/gs_backend_cuda*.c and its
+#     private src/gs_backend_cuda*.h), so the host code builds and reads without cuda/;
+#   - cuda/ sees of src/ only the shared type headers listed in GS_RULE_TYPE_HEADERS below (plain
+#     C types both sides share), never a driver's or a job's header; and those headers include
+#     no src/ header but each other, so nothing else comes in through them;
+#   - tests/ may include src/, cuda/ and tests/ headers, but tests are host code where the host
+#     code is: outside tests/gpu/ (the GPU tests, which call the launchers) a test includes no
+#     cuda/ header; and src/ and cuda/ never include a tests/ header.
+# Tests are in the include graph too, so a test header's cycle is a cycle.
+# An include is resolved as the compiler does: "..." from the including file's directory, then
+# src/, then cuda/ (Makefile.am's -I order); <...> from src/ and cuda/ only, and one found in
+# neither is a system header and no edge.
 #
 # Exit 0 clean, 1 with one line per offence, 2 on bad usage.
 set -u
@@ -21,27 +30,40 @@ root=${1:?usage: gs_rule_includes.sh SRCROOT}
 cd "$root" || exit 2
 [ -d src ] || { echo "gs_rule_includes: no src/ under $root" >&2; exit 2; }
 
-files=$(ls src/*.c src/*.h cuda/*.c cuda/*.cu cuda/*.cuh cuda/*.h 2>/dev/null)
+# The src/ headers that cuda/ may include: the C types host and device code share (element types
+# and operators, the accumulator and its algebra, one force evaluation's and one tree
+# evaluation's arguments). Each is plain C with no CUDA type in it.
+GS_RULE_TYPE_HEADERS="gs_types.h gs_acc.h gs_nbody_force.h gs_tree.h"
+
+tests=
+[ -d tests ] && tests=$(find tests -path tests/rules/fixtures -prune -o -type f \
+  \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) -print | LC_ALL=C sort)
+files=$(LC_ALL=C ls src/*.c src/*.h cuda/*.c cuda/*.cu cuda/*.cuh cuda/*.h 2>/dev/null)
+files=$(printf '%s\n%s\n' "$files" "$tests" | sed '/^$/d')
 [ -n "$files" ] || { echo "gs_rule_includes: no sources under $root" >&2; exit 2; }
 
-# One line per quoted include: FILE RESOLVED-PATH (the path as found, or the bare name).
+# One line per include: FILE RESOLVED-PATH (the path as found, or the bare name of a quoted one).
 edges=$(for f in $files; do
   d=${f%/*}
-  sed -n 's/^[ 	]*#[ 	]*include[ 	]*"\([^"]*\)".*/\1/p' "$f" | while IFS= read -r inc; do
-    if [ -f "$d/$inc" ]; then
+  sed -n -e 's/^[ 	]*#[ 	]*include[ 	]*"\([^"]*\)".*/q \1/p' \
+    -e 's/^[ 	]*#[ 	]*include[ 	]*<\([^>]*\)>.*/a \1/p' "$f" | while read -r how inc; do
+    if [ "$how" = q ] && [ -f "$d/$inc" ]; then
       r=$d/$inc
     elif [ -f "src/$inc" ]; then
       r=src/$inc
     elif [ -f "cuda/$inc" ]; then
       r=cuda/$inc
-    else
+    elif [ "$how" = q ]; then
       r=$inc
+    else
+      continue
     fi
     echo "$f $r"
   done
 done) || exit 2
 
-GS_RULE_FILES=$files; export GS_RULE_FILES
+GS_RULE_FILES=$files
+export GS_RULE_FILES GS_RULE_TYPE_HEADERS
 echo "$edges" | awk '
 function base(p) { sub(/.*\//, "", p); sub(/\.[^.]*$/, "", p); return p }
 # normalise a resolved path: "src/../cuda/gs_cuda.h" -> "cuda/gs_cuda.h"
@@ -95,6 +117,8 @@ function cycle(s,   head, tail, q, prev, seen, v, w, i, k, n, back, ring, first,
   return ""
 }
 BEGIN {
+  n = split(ENVIRON["GS_RULE_TYPE_HEADERS"], tl, " ")
+  for (i = 1; i <= n; i++) typeh["src/" tl[i]] = 1
   n = split(ENVIRON["GS_RULE_FILES"], fl, "\n")
   for (i = 1; i <= n; i++) if (fl[i] != "") { m = base(fl[i]); if (!(m in known)) { known[m] = 1; mods[++nm] = m } }
 }
@@ -102,6 +126,18 @@ BEGIN {
   f = $1; r = norm($2); a = base(f); b = base(r)
   if (f ~ /^src\// && r ~ /^cuda\// && f !~ /^src\/gs_backend_cuda[^\/]*\.[ch]$/) {
     print "layering: " f " includes " r; bad = 1
+  }
+  if (f ~ /^cuda\// && r ~ /^src\// && !(r in typeh)) {
+    print "layering: " f " includes " r ", not a shared type header"; bad = 1
+  }
+  if ((f in typeh) && r ~ /^src\// && !(r in typeh)) {
+    print "layering: " f ", a shared type header, includes " r; bad = 1
+  }
+  if (f ~ /^(src|cuda)\// && r ~ /^tests\//) {
+    print "layering: " f " includes " r ", a test header"; bad = 1
+  }
+  if (f ~ /^tests\// && f !~ /^tests\/gpu\// && r ~ /^cuda\//) {
+    print "layering: " f " includes " r " outside tests/gpu/"; bad = 1
   }
   if (b !~ /^gs_/ || r !~ /\.(h|cuh)$/ || a == b || !(b in known)) next
   if ((a, b) in edge) next

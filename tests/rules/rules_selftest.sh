@@ -1,7 +1,9 @@
 #!/bin/sh
 # The three code-shape rules can fail: each runs on small trees under tests/rules/fixtures that
-# break it (include cycles of two and three modules, a host file including a cuda/ header, an
-# 81-line function; 85-line functions in the shapes a
+# break it (include cycles of two and three modules and of two test headers; a host file including
+# a cuda/ header; cuda/ including a src/ header that is no shared type header, by "..." and by
+# <...>; a shared type header including a driver's header; src/ and cuda/ including a test header;
+# a host test including a cuda/ header; an 81-line function; 85-line functions in the shapes a
 # line-based reading missed: a template with a default argument, a member function inside a
 # struct, the first function after namespace {; 81-line functions in further shapes (a lambda
 # given a name, a constructor with a brace initialiser, a member after an access label with its
@@ -9,8 +11,7 @@
 # braces that do not balance; objects exporting misnamed symbols), and must exit 1 naming exactly
 # the offenders; on a clean tree (and for the limit itself: 80-line functions in those shapes,
 # braces in strings, characters, comments and #if 0) each must pass silently. The real-tree runs
-# never read the fixtures: includes and names read only src/ and cuda/, length skips
-# tests/rules/fixtures.
+# never read the fixtures: includes and length skip tests/rules/fixtures, names reads objects.
 . "$GS_TEST_LIB"
 rules=$(cd "$(dirname "$GS_TEST_LIB")/rules" && pwd)
 fx=$rules/fixtures
@@ -32,7 +33,14 @@ expect() {
 inc=$rules/gs_rule_includes.sh
 expect 1 "include cycle: gs_a -> gs_b -> gs_a
 include cycle: gs_p -> gs_q -> gs_r -> gs_p" sh "$inc" "$fx/cycle"
-expect 1 "layering: src/gs_host.c includes cuda/gs_dev.h" sh "$inc" "$fx/layering"
+expect 1 "layering: cuda/gs_angle.cu includes src/gs_nbody_job.h, not a shared type header
+layering: cuda/gs_gate.cu includes src/gs_nbody_job.h, not a shared type header
+layering: src/gs_host.c includes cuda/gs_dev.h
+layering: src/gs_tree.h, a shared type header, includes src/gs_nbody_job.h" sh "$inc" "$fx/layering"
+expect 1 "layering: cuda/gs_c.cu includes tests/gpu/gs_g.h, a test header
+layering: src/gs_s.c includes tests/unit/gs_t.h, a test header
+layering: tests/unit/test_u.c includes cuda/gs_c.h outside tests/gpu/
+include cycle: gs_t -> gs_u -> gs_t" sh "$inc" "$fx/tests_inc"
 expect 0 "" sh "$inc" "$fx/clean"
 
 len=$rules/gs_rule_length.sh
