@@ -246,7 +246,7 @@ static int gs_checkpoint_file(const char *dir, const char *name, const struct gs
   if (rc == 0) rc = fsync(fd);
   int err = errno;
   if (fd >= 0 && close(fd) != 0 && rc == 0) rc = -1, err = errno;
-  if (rc == 0 && rename(tmp, path) != 0) rc = -1, err = errno;
+  if (rc == 0 && gs_file_rename(tmp, path) != 0) rc = -1, err = errno;
   if (rc != 0) {
     unlink(tmp);
     return gs_error_msg(msg, "checkpoint: writing %s failed: %s", path, strerror(err)), -1;
