@@ -246,7 +246,7 @@ static int gs_checkpoint_file(const char *dir, const char *name, const struct gs
   if (rc == 0) rc = fsync(fd);
   int err = errno;
   if (fd >= 0 && close(fd) != 0 && rc == 0) rc = -1, err = errno;
-  if (rc == 0 && rename(tmp, path) != 0) rc = -1, err = errno;
+  if (rc == 0 && gs_file_rename(tmp, path) != 0) rc = -1, err = errno;
   if (rc != 0) {
     unlink(tmp);
     return gs_error_msg(msg, "checkpoint: writing %s failed: %s", path, strerror(err)), -1;
@@ -269,22 +269,25 @@ int gs_checkpoint_write(const char *dir, struct gs_ckpt_header *h, const void *p
   struct gs_ckpt_header old;
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, name);
-  if (access(path, F_OK) == 0) {
+  int kept = access(path, F_OK) == 0;
+  if (kept) {
     /* Not this run's file: keep it. The same step of the same run has the same bits (a restart
-     * that stops before its first step); anything else is not replaced. */
+     * that stops in its first step writes the state it resumed from); anything else is not
+     * replaced. (gs_checkpoint_clash refuses, before step 0, the clashes a run can foresee.) */
     if (gs_checkpoint_peek(dir, name, &old) != 0 || !gs_checkpoint_same_run(&old, h) || old.payload_sum != h->payload_sum)
       return gs_error_msg(msg, "checkpoint: %s exists and was not written by this run: not replaced", path), -1;
   } else if (gs_checkpoint_file(dir, name, h, pos, vel, acc, msg) != 0) {
     return -1;
   }
   /* The manifest moves to the new file only now that it is complete; then this run's previous
-   * one goes (never a file some other run wrote, whatever a manifest names). */
+   * one goes (never a file some other run wrote, whatever a manifest names). A kept file never
+   * becomes this run's own: the next checkpoint must not delete it. */
   if (gs_checkpoint_manifest(dir, name, h, msg) != 0) return -1;
   if (prev[0]) {
     snprintf(path, sizeof path, "%s/%s", dir, prev);
     unlink(path);
   }
-  snprintf(prev, GS_CKPT_NAME, "%s", name);
+  snprintf(prev, GS_CKPT_NAME, "%s", kept ? "" : name);
   return 0;
 }
 
@@ -337,4 +340,28 @@ int gs_checkpoint_claim(const char *dir, const struct gs_ckpt_header *run, int r
     return gs_error_msg(msg, "--output %s has a checkpoint.json naming no complete checkpoint: choose another --output, "
                         "or give --overwrite to write beside it", dir);
   return GS_OK;
+}
+
+int gs_checkpoint_clash(const char *dir, uint64_t first, uint64_t last, const struct gs_ckpt_header *resumed,
+                        struct gs_msg *msg) {
+  struct gs_ckpt_header h;
+  uint64_t step, worst = UINT64_MAX;
+  DIR *d = opendir(dir);
+  if (!d) return GS_OK; /* nothing there to clash with */
+  for (struct dirent *e; (e = readdir(d));) {
+    if (!gs_checkpoint_name_step(e->d_name, &step) || step < first || step > last || step >= worst) continue;
+    /* The restart's own state at its first step: a stop in that step writes these very bits,
+     * which gs_checkpoint_write keeps whatever the rank count. */
+    if (resumed && step == resumed->step && gs_checkpoint_peek(dir, e->d_name, &h) == 0 &&
+        gs_checkpoint_same_run(&h, resumed) && h.payload_sum == resumed->payload_sum)
+      continue;
+    worst = step;
+  }
+  closedir(d);
+  if (worst == UINT64_MAX) return GS_OK;
+  return gs_error_msg(msg,
+                      "--output %s holds checkpoint_%09llu.gsck, a step this run may checkpoint (it runs steps %llu to "
+                      "%llu), and gpusim never replaces a file it did not write, even with --overwrite: choose another "
+                      "--output, or move that file away",
+                      dir, (unsigned long long)worst, (unsigned long long)first, (unsigned long long)last);
 }

@@ -49,7 +49,8 @@ uint64_t gs_checkpoint_hash(uint64_t h, const void *data, size_t len);
 /* Write dir/checkpoint_<step>.gsck from h and the three arrays (each h->npad bodies), then
  * point dir/checkpoint.json at it and delete prev, the file this run wrote last ("" if none;
  * updated to the new name). Nothing else is deleted or replaced: a file of the same name that
- * this run did not write is kept if it holds the same state, else refused. The file is written
+ * this run did not write is kept if it holds the same state (the manifest names it, and prev
+ * becomes "": it is never this run's to delete), else refused. The file is written
  * to a temporary name (with host and pid), fsynced and renamed, so a crash leaves the last good
  * checkpoint. The directory must exist. Fills h's sizes and sums. Returns 0, or -1 with msg. */
 int gs_checkpoint_write(const char *dir, struct gs_ckpt_header *h, const void *pos, const void *vel,
@@ -79,6 +80,15 @@ int gs_checkpoint_latest(const char *dir, char *name, size_t size, struct gs_ckp
 /* Before a run writes into dir: GS_OK if dir holds no checkpoint, or (resuming) only the
  * checkpoints of the run described by `run`; else GS_USAGE with msg (another run's files). */
 int gs_checkpoint_claim(const char *dir, const struct gs_ckpt_header *run, int resuming, struct gs_msg *msg);
+
+/* Before a run writes into dir, with or without --overwrite: GS_OK unless dir holds a file
+ * named checkpoint_<step>.gsck with first <= step <= last (the steps the run may checkpoint: a
+ * stop may come at any of them), which the run could only fail on, since it never replaces a
+ * file it did not write. resumed: the checkpoint a restart loaded (NULL for a new run); its own
+ * state at its step is no clash (a stop in the first step writes the same bits). GS_USAGE with
+ * msg naming the lowest such file. */
+int gs_checkpoint_clash(const char *dir, uint64_t first, uint64_t last, const struct gs_ckpt_header *resumed,
+                        struct gs_msg *msg);
 
 /* Delete the temporary files that writers on this host left in dir when they died. */
 void gs_checkpoint_clean(const char *dir);

@@ -97,10 +97,23 @@ void gs_file_tmp_name(char *out, size_t size, const char *path) {
   snprintf(out, size, "%.*s/.%s.tmp.%s.%ld", dirlen, base ? path : ".", base ? base + 1 : path, host, (long)getpid());
 }
 
+int gs_file_writable(const char *path) {
+  /* The kernel's own answer (mode, ACLs, a read-only mount, an immutable file), as the shell's >
+   * gets it, without opening the file (no truncation, no write-close event for a file watcher). */
+  if (access(path, W_OK) == 0) return 0;
+  return errno == ENOENT ? 0 : -1;
+}
+
+int gs_file_rename(const char *tmp, const char *path) {
+  if (gs_file_writable(path) != 0) return -1;
+  return rename(tmp, path);
+}
+
 /* Replace the regular file path (or create it) atomically; the new file keeps the old one's
  * permissions. */
 static int gs_file_replace(const char *path, const void *data, size_t len) {
   size_t n = strlen(path) + 96;
+  if (gs_file_writable(path) != 0) return -1; /* before any temporary is made */
   char *tmp = malloc(n);
   if (!tmp) return -1;
   gs_file_tmp_name(tmp, n, path);
@@ -114,7 +127,7 @@ static int gs_file_replace(const char *path, const void *data, size_t len) {
   if (rc == 0) rc = gs_file_write_all(fd, data, len) == 0 && fsync(fd) == 0 ? 0 : -1;
   int saved = errno;
   if (close(fd) != 0) rc = -1;
-  if (rc == 0 && rename(tmp, path) != 0) rc = -1;
+  if (rc == 0 && gs_file_rename(tmp, path) != 0) rc = -1;
   if (rc != 0) {
     saved = errno;
     unlink(tmp);

@@ -2,7 +2,8 @@
  * file. A regular file (or a new one) is written as a temporary file in the same directory,
  * flushed, fsync'd and renamed over the target; a symlink is followed, so its target is updated
  * and the link kept; a device, FIFO or /proc link (/dev/null, /dev/stdout) is written into
- * directly, never replaced. */
+ * directly, never replaced. A file this process may not write (its mode, say 0444) is not
+ * replaced either. */
 #ifndef GS_FILE_H
 #define GS_FILE_H
 
@@ -10,6 +11,16 @@
 
 /* Write data to path as above (replacing a regular file's content). Returns 0, or -1 with errno. */
 int gs_file_write_atomic(const char *path, const void *data, size_t len);
+
+/* May this process replace the existing file path? The rename that replaces a file needs only
+ * the directory's permission, so the file's own is checked: may it be written (access(W_OK), as
+ * the shell's > would find)? 0 (also when path does not exist), or -1 with errno (EACCES, ...). */
+int gs_file_writable(const char *path);
+
+/* Put the finished temporary file tmp in place of path: rename(2), but only if path may be
+ * replaced (gs_file_writable). Every writer that renames over a result goes through here.
+ * 0, or -1 with errno (tmp is left for the caller to remove). */
+int gs_file_rename(const char *tmp, const char *path);
 
 /* Append data to path under a lock on the file itself, so concurrent appenders (a job array
  * sharing one CSV) lose nothing and no lock file is left behind. A regular file is replaced

@@ -124,7 +124,8 @@ static int gs_io_commit(struct gs_io_job *j, const char *dir) {
       int fd = open(j->tmp, O_RDONLY);
       if (fd < 0 || fsync(fd) != 0) gs_io_job_fail(j, "fsync: %s", strerror(errno));
       if (fd >= 0) close(fd);
-      if (j->ok && rename(j->tmp, j->path) != 0) gs_io_job_fail(j, "rename from %s: %s", j->tmp, strerror(errno));
+      if (j->ok && gs_file_rename(j->tmp, j->path) != 0)
+        gs_io_job_fail(j, "cannot rename %s to %s: %s", j->tmp, j->path, strerror(errno));
       int dfd = j->ok ? open(dir, O_RDONLY | O_DIRECTORY) : -1;
       if (j->ok && (dfd < 0 || fsync(dfd) != 0)) gs_io_job_fail(j, "fsync of the directory: %s", strerror(errno));
       if (dfd >= 0) close(dfd);

@@ -56,7 +56,7 @@ static int gs_nbody_plan(struct gs_nbody_job *job, struct gs_nbody_opts *o, unsi
     status = gs_error_msg(msg, "--kernel names direct-sum kernels: the checkpoint's solver is the tree (give --solver direct)");
   job->n = o->restart[0] ? job->n : b->n;
   if (status == GS_OK) status = gs_nbody_setup_check_size(job, job->n, msg);
-  if (status == GS_OK) status = gs_nbody_io_prepare(job, msg);
+  if (status == GS_OK) status = gs_nbody_io_prepare(job, o->restart[0] ? ck : NULL, msg);
   return status;
 }
 

@@ -165,7 +165,7 @@ static int gs_nbody_io_probe(const char *dir) {
   return rc;
 }
 
-int gs_nbody_io_prepare(struct gs_nbody_job *job, struct gs_msg *msg) {
+int gs_nbody_io_prepare(struct gs_nbody_job *job, const struct gs_ckpt_header *resumed, struct gs_msg *msg) {
   const char *dir = job->o->output;
   int status = GS_OK;
   struct stat st;
@@ -180,6 +180,8 @@ int gs_nbody_io_prepare(struct gs_nbody_job *job, struct gs_msg *msg) {
       status = gs_error_msg(msg, "--output %s: cannot write files there: %s", dir, strerror(errno));
     else if (!job->o->overwrite)
       status = gs_checkpoint_claim(dir, &run, job->o->restart[0] != 0, msg);
+    if (status == GS_OK) /* --overwrite too: a file this run could only fail on at its step */
+      status = gs_checkpoint_clash(dir, (uint64_t)job->step0, (uint64_t)job->o->steps, resumed, msg);
     if (status == GS_OK) gs_checkpoint_clean(dir);
   }
   return gs_error_agree(MPI_COMM_WORLD, &job->run->where, status, msg);

@@ -20,9 +20,10 @@ int gs_nbody_io_snapshot(struct gs_nbody_job *job, int index, long step);
 uint64_t gs_nbody_io_hash(struct gs_nbody_job *job);
 
 /* Before step 0 (collective): create --output (and its parents), check that it takes files,
- * refuse another run's checkpoints there unless --overwrite, clean dead writers' temporaries.
- * Returns the agreed GS_OK, or GS_USAGE with msg. */
-int gs_nbody_io_prepare(struct gs_nbody_job *job, struct gs_msg *msg);
+ * refuse another run's checkpoints there unless --overwrite, and (with it too) any checkpoint
+ * file at a step this run may write (gs_checkpoint_clash; resumed: the restart's checkpoint, or
+ * NULL), clean dead writers' temporaries. Returns the agreed GS_OK, or GS_USAGE with msg. */
+int gs_nbody_io_prepare(struct gs_nbody_job *job, const struct gs_ckpt_header *resumed, struct gs_msg *msg);
 
 /* A checkpoint to resume from (collective: rank 0 reads and checks it against the options the
  * command line gives; every rank learns the header). GS_OK, or GS_USAGE with msg. */

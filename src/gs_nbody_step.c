@@ -11,6 +11,7 @@
 #include "gs_nbody_tree.h"
 #include "gs_progress.h"
 #include "gs_signal.h"
+#include "gs_stdio.h"
 
 /* What the ranks decide together after a step. */
 struct gs_nbody_verdict {
@@ -83,11 +84,15 @@ static int gs_nbody_step_one(struct gs_nbody_job *job, int scheduled, struct gs_
   return gs_signal_pending() != 0;
 }
 
-/* After step s (rank 0): a checkpoint's line and, on a stop, why and what next. */
+/* After step s (rank 0): on a stop, why and what next. Printed once the checkpoint is on disk;
+ * after a stop signal stdout does not block (gs_stdio.h), and these lines wait for room at most
+ * GS_NBODY_STEP_SAY seconds each: a launcher that stopped reading costs seconds, not the run. */
+#define GS_NBODY_STEP_SAY 2.0
 static void gs_nbody_step_say_stop(const struct gs_nbody_job *job, long s, const struct gs_nbody_verdict *v,
                                    int ckpt_ok) {
   const struct gs_nbody_opts *o = job->o;
   if (job->run->rank != 0) return;
+  gs_stdio_flush(GS_NBODY_STEP_SAY); /* the checkpoint's line */
   const char *why = v->sig ? gs_signal_name(v->sig) : "wall-clock budget nearly spent";
   if (v->undo)
     printf("# stop: %s came during step %ld, which was abandoned; the state is that of step %ld\n", why, s + 1, s);
@@ -100,7 +105,7 @@ static void gs_nbody_step_say_stop(const struct gs_nbody_job *job, long s, const
   else
     printf("# stopped after step %ld of %d (%s): resume with the same options plus --restart %s\n", s, o->steps, why,
            o->output);
-  fflush(stdout);
+  gs_stdio_flush(GS_NBODY_STEP_SAY);
 }
 
 /* Diagnostics on the energy schedule and at the end, and snapshots, after step s. */

@@ -1,17 +1,29 @@
 /* gs_signal.c: the one piece of global state in gpusim: a signal handler can reach nothing but
- * a static sig_atomic_t, so the caught signal lives here and the step loop reads it. */
+ * a static sig_atomic_t, so the caught signal lives here and the step loop reads it (beside it,
+ * gs_stdio.c keeps the stream flags the handler changes). */
 #define _POSIX_C_SOURCE 200809L
 #include "gs_signal.h"
 
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "gs_stdio.h"
 
 static volatile sig_atomic_t gs_signal_caught;
 
-static void gs_signal_handler(int sig) { gs_signal_caught = sig; }
+/* After a stop request nothing may stand between rank 0 and its checkpoint, its output included:
+ * stdout and stderr become non-blocking (gs_stdio.h), which also frees a write blocked now (the
+ * kernel restarts it after the handler, SA_RESTART, and it returns EAGAIN). */
+static void gs_signal_handler(int sig) {
+  gs_signal_caught = sig;
+  gs_stdio_unblock();
+}
 
 void gs_signal_install(void) {
+  static int restore_at_exit;
+  if (!restore_at_exit++) atexit(gs_stdio_restore);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = gs_signal_handler;

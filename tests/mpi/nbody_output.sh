@@ -1,8 +1,9 @@
 #!/bin/sh
-# Where an N-body run writes (issue 11 items 3, 5, 7, 9, 10; issue 17): the --output directory
+# Where an N-body run writes (issue 11 items 3, 5, 7, 9, 10; issue 17; issue 30 item 7): the --output directory
 # is made and checked before step 0 and refused with one error if unusable; a write that fails
 # mid-run stops the run at once; a failed stop checkpoint is reported as failed; another run's
-# checkpoint is never overwritten or deleted; FIFOs are refused; |dE/E0| is never NaN.
+# checkpoint is never overwritten or deleted (a clash with its steps is refused before step 0, on any
+# rank count); FIFOs are refused; |dE/E0| is never NaN.
 . "$GS_TEST_LIB"
 [ -n "${MPIEXEC:-}" ] || gs_skip "no MPI launcher (mpiexec) found by configure"
 tmp=$(mktemp -d)
@@ -15,11 +16,13 @@ cleanup() {
 trap cleanup EXIT
 common="--backend cpu --n 600 --iters 1 --kernel omp --progress off"
 
-# bad WHAT ARGS...: exit 2 with exactly one "gpusim: error:" line, before any step (no row).
+# bad WHAT ARGS...: exit 2 with exactly one "gpusim: error:" line, before any step (no row), on
+# $bad_np ranks.
+bad_np=2
 bad() {
   what=$1
   shift
-  out=$(GS_TIMEOUT=60 gs_mpirun 2 nbody $common "$@" 2>&1)
+  out=$(GS_TIMEOUT=60 gs_mpirun "$bad_np" nbody $common "$@" 2>&1)
   rc=$?
   errs=$(echo "$out" | grep -c '^gpusim: error:')
   [ $rc = 2 ] && [ "$errs" = 1 ] || { echo "$out"; gs_fail "$what: exit $rc with $errs error lines, want 2 and 1"; }
@@ -41,17 +44,47 @@ mkdir "$tmp/cwd"
 [ -d "$tmp/cwd/nbody-out" ] || gs_fail "nbody-out/ not made by a run without snapshots"
 echo "ok: nbody-out/ made before step 0"
 
-# Items 5: another run's checkpoint is neither overwritten nor deleted; --overwrite writes beside it.
-gs_mpirun 2 nbody $common --steps 4 --checkpoint-every 4 --output "$tmp/mine" >/dev/null || gs_fail "first run"
+# Items 5: another run's checkpoint is neither overwritten nor deleted; --overwrite writes beside it
+# (its checkpoints at steps this run does not reach).
+gs_mpirun 2 nbody $common --steps 8 --checkpoint-every 8 --output "$tmp/mine" >/dev/null || gs_fail "first run"
 bad "a second run into a run's --output" --steps 6 --checkpoint-every 3 --seed 2 --output "$tmp/mine"
-bad "the same command again" --steps 4 --checkpoint-every 4 --output "$tmp/mine"
+bad "the same command again" --steps 8 --checkpoint-every 8 --output "$tmp/mine"
 out=$(gs_mpirun 2 nbody $common --steps 6 --checkpoint-every 3 --seed 2 --output "$tmp/mine" --overwrite) ||
   { echo "$out"; gs_fail "--overwrite run"; }
-[ -f "$tmp/mine/checkpoint_000000004.gsck" ] || gs_fail "--overwrite deleted the first run's checkpoint"
+[ -f "$tmp/mine/checkpoint_000000008.gsck" ] || gs_fail "--overwrite deleted the first run's checkpoint"
 [ -f "$tmp/mine/checkpoint_000000006.gsck" ] && [ ! -f "$tmp/mine/checkpoint_000000003.gsck" ] ||
   gs_fail "--overwrite run: its own step 6 should be there, its own step 3 gone"
 echo "ok: --overwrite keeps the other run's checkpoint"
-bad "a restart whose --output holds another run" --steps 8 --restart "$tmp/mine/checkpoint_000000004.gsck" --output "$tmp/mine"
+bad "a restart whose --output holds another run" --steps 10 --restart "$tmp/mine/checkpoint_000000008.gsck" --output "$tmp/mine"
+# Issue 30 item 7: --overwrite into a directory holding another run's checkpoint at a step this run
+# may write (here the same run on 1 rank: bit for bit what a 1-rank run writes at step 10, which
+# was kept, taken for this run's own and deleted at step 11, while 3 ranks stopped at step 10) is
+# refused before step 0, the same on any rank count, and the file survives; so is --solver tree.
+gs_mpirun 1 nbody $common --steps 10 --checkpoint-every 10 --output "$tmp/d10" >/dev/null || gs_fail "1-rank run to step 10"
+sum=$(cksum <"$tmp/d10/checkpoint_000000010.gsck")
+# clash WHAT ARGS...: bad, with the error naming that file, which is still there and unchanged.
+clash() {
+  bad "$@"
+  echo "$out" | grep 'gpusim: error: --output .* holds checkpoint_000000010.gsck, a step this run may checkpoint' >/dev/null ||
+    gs_fail "$1: the error does not name checkpoint_000000010.gsck"
+  [ "$(cksum <"$tmp/d10/checkpoint_000000010.gsck" 2>/dev/null)" = "$sum" ] || gs_fail "$1: the other run's checkpoint is gone or changed"
+}
+for bad_np in 1 3; do
+  clash "--overwrite, another run's checkpoint at a step this run writes, $bad_np rank(s)" --steps 12 --checkpoint-every 1 \
+    --output "$tmp/d10" --overwrite
+done
+bad_np=2
+clash "--overwrite, a stop could come at the other run's step" --steps 12 --output "$tmp/d10" --overwrite
+direct=$common
+common="--backend cpu --n 600 --iters 1 --progress off" # no --kernel: the tree has none
+clash "--solver tree --overwrite into a direct run's checkpoints" --steps 12 --checkpoint-every 1 --solver tree \
+  --output "$tmp/d10" --overwrite
+common=$direct
+out=$(gs_mpirun 3 nbody $common --steps 9 --checkpoint-every 1 --output "$tmp/d10" --overwrite) ||
+  { echo "$out"; gs_fail "--overwrite run that ends before the other run's step"; }
+[ "$(cksum <"$tmp/d10/checkpoint_000000010.gsck")" = "$sum" ] && [ -f "$tmp/d10/checkpoint_000000009.gsck" ] ||
+  gs_fail "--overwrite run to step 9: want its step 9 beside the other run's step 10, unchanged"
+echo "ok: --overwrite with a checkpoint at a step of this run: refused before step 0 on 1 and 3 ranks, the file kept"
 mkdir "$tmp/evil"
 echo 'victim' >"$tmp/victim.txt"
 printf '{\n  "file": "../victim.txt"\n}\n' >"$tmp/evil/checkpoint.json"

@@ -304,6 +304,55 @@ static void test_claim(void) {
   GS_EXPECT(gs_checkpoint_claim(empty, &h, 0, &msg) == GS_OK);
 }
 
+/* Issue 30 item 7: a file of this run's step that another run wrote with the same bits is kept
+ * and named by the manifest, but never becomes this run's own: its next checkpoint deletes this
+ * run's previous file, not that one. */
+static void test_kept_not_deleted(void) {
+  struct gs_ckpt_header h;
+  struct gs_msg msg;
+  char sub[600], other[GS_CKPT_NAME] = "", mine[GS_CKPT_NAME] = "";
+  snprintf(sub, sizeof sub, "%s/kept", dir);
+  mkdir(sub, 0755);
+  header(&h, 10);
+  GS_EXPECT(gs_checkpoint_write(sub, &h, pos, vel, acc, other, &msg) == 0); /* the other run's */
+  header(&h, 9);
+  GS_EXPECT(gs_checkpoint_write(sub, &h, pos, vel, acc, mine, &msg) == 0);
+  header(&h, 10);
+  GS_EXPECT(gs_checkpoint_write(sub, &h, pos, vel, acc, mine, &msg) == 0); /* the same bits: kept */
+  GS_EXPECT(mine[0] == 0 && !exists(sub, "checkpoint_000000009.gsck") && exists(sub, "checkpoint_000000010.gsck"));
+  header(&h, 11);
+  GS_EXPECT(gs_checkpoint_write(sub, &h, pos, vel, acc, mine, &msg) == 0);
+  GS_EXPECT(exists(sub, "checkpoint_000000010.gsck") && exists(sub, "checkpoint_000000011.gsck"));
+  /* Other bits under that name are refused at the step, as before. */
+  header(&h, 10);
+  h.seed = 3;
+  GS_EXPECT(gs_checkpoint_write(sub, &h, pos, vel, acc, mine, &msg) == -1 && strstr(msg.text, "not replaced"));
+}
+
+/* Issue 30 item 7: before step 0, any checkpoint file at a step the run may write is a clash
+ * (whatever the rank count would make of its bits), except a restart's own state at its step. */
+static void test_clash(void) {
+  struct gs_ckpt_header r;
+  struct gs_msg msg;
+  void *payload;
+  char sub[600], file[700];
+  snprintf(sub, sizeof sub, "%s/kept", dir); /* steps 10 and 11, from test_kept_not_deleted */
+  GS_EXPECT(gs_checkpoint_clash(sub, 0, 12, NULL, &msg) == GS_USAGE && strstr(msg.text, "checkpoint_000000010.gsck") &&
+            strstr(msg.text, "steps 0 to 12"));
+  GS_EXPECT(gs_checkpoint_clash(sub, 0, 9, NULL, &msg) == GS_OK);
+  GS_EXPECT(gs_checkpoint_clash(sub, 12, 20, NULL, &msg) == GS_OK);
+  GS_EXPECT(gs_checkpoint_clash(sub, 11, 20, NULL, &msg) == GS_USAGE && strstr(msg.text, "checkpoint_000000011.gsck"));
+  snprintf(file, sizeof file, "%s/checkpoint_000000011.gsck", sub);
+  GS_EXPECT(gs_checkpoint_read(file, &r, &payload, &msg) == GS_OK);
+  free(payload);
+  GS_EXPECT(gs_checkpoint_clash(sub, 11, 20, &r, &msg) == GS_OK); /* resumed from that very state */
+  r.payload_sum ^= 1;
+  GS_EXPECT(gs_checkpoint_clash(sub, 11, 20, &r, &msg) == GS_USAGE);
+  touch(sub, "checkpoint_000000012.gsck"); /* not even a checkpoint: still a name the run would need */
+  GS_EXPECT(gs_checkpoint_clash(sub, 12, 20, NULL, &msg) == GS_USAGE && strstr(msg.text, "checkpoint_000000012.gsck"));
+  GS_EXPECT(gs_checkpoint_clash("/nonexistent/dir", 0, 20, NULL, &msg) == GS_OK);
+}
+
 int main(void) {
   GS_EXPECT(mkdtemp(dir) != NULL);
   pos = malloc(part), vel = malloc(part), acc = malloc(part);
@@ -320,6 +369,8 @@ int main(void) {
   test_foreign_manifest();
   test_second_writer();
   test_claim();
+  test_kept_not_deleted();
+  test_clash();
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   GS_EXPECT(system(cmd) == 0);

@@ -1,11 +1,14 @@
 /* Result files: atomic replacement leaves no temporary; a symlink's target is updated and the
  * link kept; a device or FIFO is written into, never replaced; CSV appends lock the file itself
- * (no lock file left behind) and concurrent appenders lose no row. Exit 77 (after every other
- * check passed) where this machine cannot make a character device to test. */
+ * (no lock file left behind) and concurrent appenders lose no row; a read-only file is never
+ * replaced. Exit 77 (after every other check passed) where this machine cannot make a character
+ * device to test, or as root cannot become an unprivileged user. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -164,6 +167,65 @@ static int test_device(void) {
   return 0;
 }
 
+/* The checks of test_read_only, in a process that may not write a 0444 file: its own read-only
+ * file is not replaced by any writer (EACCES, what the shell's > says), and nothing is left
+ * behind; its own writable file is (so the refusal is the file's mode, not the directory's). */
+static void read_only_checks(const char *sub) {
+  char path[600], tmp[600], csv[600];
+  snprintf(path, sizeof path, "%s/r.json", sub);
+  snprintf(tmp, sizeof tmp, "%s/.r.json.tmp", sub);
+  snprintf(csv, sizeof csv, "%s/r.csv", sub);
+  GS_EXPECT(gs_file_write_atomic(path, "old\n", 4) == 0 && gs_file_write_atomic(path, "new\n", 4) == 0);
+  GS_EXPECT(has(path, "new\n"));
+  GS_EXPECT(gs_file_append(csv, "h", "1\n", 2) == 0 && chmod(csv, 0444) == 0);
+  GS_EXPECT(chmod(path, 0444) == 0);
+  errno = 0;
+  GS_EXPECT(gs_file_write_atomic(path, "newer\n", 6) == -1 && errno == EACCES);
+  GS_EXPECT(has(path, "new\n"));
+  GS_EXPECT(gs_file_append(csv, "h", "2\n", 2) == -1 && errno == EACCES);
+  /* The rename every other writer (snapshots, checkpoints) puts its finished file in place with. */
+  FILE *f = fopen(tmp, "w");
+  GS_EXPECT(f && fputs("tmp\n", f) >= 0 && fclose(f) == 0);
+  errno = 0;
+  GS_EXPECT(gs_file_rename(tmp, path) == -1 && errno == EACCES && has(path, "new\n"));
+  GS_EXPECT(unlink(tmp) == 0);
+  struct stat st;
+  GS_EXPECT(stat(path, &st) == 0 && (st.st_mode & 0777) == 0444);
+  DIR *d = opendir(sub);
+  int n = 0;
+  for (struct dirent *e; d && (e = readdir(d));) n += e->d_name[0] != '.';
+  if (d) closedir(d);
+  GS_EXPECT(n == 2); /* r.json and r.csv, no temporary */
+}
+
+/* Issue 30 item 8: a file its owner made read-only is never replaced, though the atomic rename
+ * needs only the directory's permission. Root may write any file, so as root the checks run in a
+ * child that drops to the user nobody. Returns 0, or 77 where no unprivileged user can be had. */
+static int test_read_only(void) {
+  char *sub = in_dir("ro");
+  GS_EXPECT(mkdir(sub, 0777) == 0 && chmod(sub, 0777) == 0 && chmod(dir, 0711) == 0);
+  struct passwd *pw = getpwnam("nobody");
+  uid_t uid = pw ? pw->pw_uid : 65534;
+  gid_t gid = pw ? pw->pw_gid : 65534;
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (geteuid() == 0 && (setgroups(0, NULL) != 0 || setgid(gid) != 0 || setuid(uid) != 0)) _exit(77);
+    if (geteuid() == 0) _exit(77);
+    read_only_checks(sub);
+    _exit(gs_test_failures ? 1 : 0);
+  }
+  int st = 0;
+  GS_EXPECT(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st));
+  int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+  GS_EXPECT(rc == 0 || rc == 77);
+  char path[600];
+  snprintf(path, sizeof path, "%s/r.json", sub), unlink(path);
+  snprintf(path, sizeof path, "%s/r.csv", sub), unlink(path);
+  snprintf(path, sizeof path, "%s/.r.json.tmp", sub), unlink(path);
+  GS_EXPECT(rmdir(sub) == 0 && chmod(dir, 0700) == 0);
+  return rc == 77 ? 77 : 0;
+}
+
 /* Several processes append to one CSV at once, each row in its own append: every row lands. */
 #define GS_APPENDERS 6
 #define GS_ROWS 25
@@ -208,9 +270,14 @@ int main(void) {
   test_proc_link();
   int device = test_device();
   test_concurrent();
+  int read_only = test_read_only();
   rmdir(dir);
   if (!gs_test_failures && device == 77) {
     printf("SKIP: cannot make a character device to test (every other check passed)\n");
+    return 77;
+  }
+  if (!gs_test_failures && read_only == 77) {
+    printf("SKIP: root, and cannot become the user nobody to test a read-only file (every other check passed)\n");
     return 77;
   }
   GS_TEST_DONE();
