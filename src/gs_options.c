@@ -85,6 +85,8 @@ double gs_options_parse_hms(const char *s) {
     char *end;
     if (!isdigit((unsigned char)*p)) return -1;
     part[n++] = strtod(p, &end);
+    /* Decimal digits and a point only: strtod also reads 0x10, 1e3 and 1e999 (infinite). */
+    if (end != p + strspn(p, "0123456789.")) return -1;
     p = end;
     if (*p != ':') break;
     p++;

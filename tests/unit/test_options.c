@@ -190,6 +190,11 @@ static void test_messages(void) {
   GS_EXPECT(parse("nbody --dt 1e-310", &o, &msg) == GS_OK && B(&o)->dt == 1e-310);
   GS_EXPECT(fails_with("nbody --dt 1e999", "--dt: '1e999' is out of range"));
   GS_EXPECT(fails_with("nbody --dt 1e-400", "--dt: must be > 0"));
+  /* --walltime: decimal HH:MM:SS only, not whatever else strtod reads. */
+  GS_EXPECT(gs_options_parse_hms("1:02:03.5") == 3723.5 && gs_options_parse_hms("90") == 90);
+  GS_EXPECT(gs_options_parse_hms("0x10") == -1 && gs_options_parse_hms("1e999") == -1 &&
+            gs_options_parse_hms("1.5.3") == -1);
+  GS_EXPECT(fails_with("nbody --walltime 1e3", "--walltime: '1e3' is not HH:MM:SS"));
 }
 
 /* Every keyword in any case, stored in its own spelling: choices, kernel names, --ic presets,
