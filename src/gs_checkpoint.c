@@ -88,20 +88,38 @@ int gs_checkpoint_validate(const struct gs_ckpt_header *h, struct gs_msg *msg) {
     return gs_error_msg(msg, "field step = %llu is beyond the largest --steps (%d)", (unsigned long long)h->step,
                         GS_CKPT_MAX_STEP);
   if (h->ranks < 1) return gs_error_msg(msg, "field ranks = %d is not a rank count", h->ranks);
+  if (h->seed > INT64_MAX)
+    return gs_error_msg(msg, "field seed = %llu is beyond the largest --seed (2^63 - 1)", (unsigned long long)h->seed);
   const double pos[] = {h->dt, h->eps, h->G};
   const char *pname[] = {"dt", "eps", "G"};
   for (int i = 0; i < 3; i++)
     if (!(isfinite(pos[i]) && pos[i] > 0)) return gs_error_msg(msg, "field %s = %g is not a finite value > 0", pname[i], pos[i]);
-  if (!(isfinite(h->eps2) && h->eps2 >= 0) || !(isfinite(h->cut2) && h->cut2 >= 0))
-    return gs_error_msg(msg, "fields eps2 = %g, cut2 = %g are not finite values >= 0", h->eps2, h->cut2);
+  /* The run's own squares: eps^2 under the softened law (the disk's cutoff law has none), the
+   * cutoff's square under the cutoff law; another value would be a force the run never had. */
+  if (h->law == 0 ? h->eps2 != h->eps * h->eps || h->cut2 != 0 : h->eps2 != 0 || !(isfinite(h->cut2) && h->cut2 > 0))
+    return gs_error_msg(msg, "fields eps2 = %g, cut2 = %g are not the %s law's (eps = %g)", h->eps2, h->cut2,
+                        h->law == 0 ? "softened" : "cutoff", h->eps);
   if (!isfinite(h->time) || !isfinite(h->e0))
     return gs_error_msg(msg, "fields time = %g, e0 = %g are not finite", h->time, h->e0);
   if (!memchr(h->ic, 0, sizeof h->ic) || !h->ic[0]) return gs_error_msg(msg, "field ic is not a name");
+  /* What gs_nbody_setup_bodies records: a preset's name, or "file"; only the disk has the cutoff law. */
+  static const char *const ics[] = {"plummer", "disk", "uniform", "file"};
+  int ic = 0;
+  while (ic < 4 && strcmp(h->ic, ics[ic]) != 0)
+    ic++;
+  if (ic == 4 || (ic == 1) != (h->law == 1))
+    return gs_error_msg(msg, "field ic = '%.20s' is not plummer, disk, uniform or file with its force law", h->ic);
   if (h->solver != 0 && h->solver != 1) return gs_error_msg(msg, "field solver = %d is not a known solver", h->solver);
-  if (h->solver == 1 && (!(h->theta > 0 && h->theta <= 1.5) || (h->opening != 0 && h->opening != 1) ||
-                         !(h->alpha > 0 && h->alpha <= 1) || h->leaf < 0))
-    return gs_error_msg(msg, "fields theta = %g, opening = %d, alpha = %g, leaf = %d are not a tree's settings",
-                        h->theta, h->opening, h->alpha, h->leaf);
+  /* The tree's settings within --theta's, --opening's, --alpha's and --leaf's limits; a direct
+   * run writes them as 0. */
+  if (h->solver == 1 ? !(h->theta > 0 && h->theta <= 1.5) || (h->opening != 0 && h->opening != 1) ||
+                           !(h->alpha > 0 && h->alpha <= 1) || h->leaf < 0 || h->leaf > GS_CKPT_MAX_LEAF
+                     : h->theta != 0 || h->opening != 0 || h->alpha != 0 || h->leaf != 0)
+    return gs_error_msg(msg,
+                        "fields theta = %g, opening = %d, alpha = %g, leaf = %d are not a %s (theta in (0, 1.5], "
+                        "opening 0 or 1, alpha in (0, 1], leaf in [0, %d]; all 0 for direct)",
+                        h->theta, h->opening, h->alpha, h->leaf, h->solver == 1 ? "tree's settings" : "direct run's",
+                        GS_CKPT_MAX_LEAF);
   if (h->payload_bytes != 3 * h->npad * (uint64_t)(h->precision ? 32 : 16))
     return gs_error_msg(msg, "field payload_bytes = %llu is not 3 x npad x %d", (unsigned long long)h->payload_bytes,
                         h->precision ? 32 : 16);
@@ -291,6 +309,27 @@ int gs_checkpoint_write(const char *dir, struct gs_ckpt_header *h, const void *p
   return 0;
 }
 
+/* Every value of a payload whose checksum matched: finite (a position, velocity or acceleration
+ * of NaN or infinity would only fail the run's verification, after the work), and masses (the
+ * positions' fourth value) >= 0, as an --ic file's. GS_OK, or GS_USAGE with msg naming the body. */
+static int gs_checkpoint_values(const char *file, const struct gs_ckpt_header *h, const void *payload,
+                                struct gs_msg *msg) {
+  static const char *const what[] = {"position", "velocity", "acceleration"};
+  static const char *const part[] = {"x", "y", "z", "w"};
+  uint64_t count = 3 * 4 * h->npad;
+  for (uint64_t i = 0; i < count; i++) {
+    double v = h->precision ? ((const double *)payload)[i] : ((const float *)payload)[i];
+    uint64_t body = i / 4 % h->npad;
+    int array = (int)(i / 4 / h->npad), c = (int)(i % 4);
+    if (!isfinite(v))
+      return gs_error_msg(msg, "--restart %s: body %llu's %s (%s) is %g: not finite", file, (unsigned long long)body,
+                          what[array], part[c], v);
+    if (array == 0 && c == 3 && v < 0)
+      return gs_error_msg(msg, "--restart %s: body %llu's mass is %g: negative", file, (unsigned long long)body, v);
+  }
+  return GS_OK;
+}
+
 int gs_checkpoint_read(const char *path, struct gs_ckpt_header *h, void **payload, struct gs_msg *msg) {
   char file[4200];
   struct stat st;
@@ -315,6 +354,8 @@ int gs_checkpoint_read(const char *path, struct gs_ckpt_header *h, void **payloa
       status = gs_error_msg(msg, "--restart %s: read error", file);
     } else if (gs_checkpoint_hash(GS_FNV_OFFSET, *payload, h->payload_bytes) != h->payload_sum) {
       status = gs_error_msg(msg, "--restart %s: the data are corrupted (checksum mismatch)", file);
+    } else {
+      status = gs_checkpoint_values(file, h, *payload, msg);
     }
   }
   fclose(f);

@@ -13,6 +13,7 @@
 #define GS_CKPT_TILE 128          /* bodies per tile: npad is n rounded up to it (GS_NBODY_TILE) */
 #define GS_CKPT_MAX_N (1ULL << 31) /* the largest --n */
 #define GS_CKPT_MAX_STEP 100000000 /* the largest --steps */
+#define GS_CKPT_MAX_LEAF 1024      /* the largest --leaf */
 #define GS_CKPT_NAME 64            /* room for a checkpoint file's name */
 
 /* What a checkpoint says about the run (little-endian on disk, 512 bytes). */
@@ -58,7 +59,8 @@ int gs_checkpoint_write(const char *dir, struct gs_ckpt_header *h, const void *p
 
 /* Read the checkpoint at path: a regular .gsck file, or a directory (its newest complete
  * checkpoint, gs_checkpoint_latest). Checks magic, version, every header field (its meaning,
- * not just its checksum), sizes (a truncated file), and both checksums (a corrupted one).
+ * not just its checksum), sizes (a truncated file), both checksums (a corrupted one), and every
+ * value of the data (finite, masses >= 0: what an --ic file may hold; a checksum is no proof).
  * On success *payload (malloc'd) holds pos | vel | acc. Returns GS_OK, or GS_USAGE with msg. */
 int gs_checkpoint_read(const char *path, struct gs_ckpt_header *h, void **payload, struct gs_msg *msg);
 

@@ -111,6 +111,29 @@ void gs_ic_uniform(struct gs_bodies *b, uint64_t seed) {
   gs_ic_center(b);
 }
 
+/* Line `line` of the --ic file f into buf (size bytes, without its newline, NUL-terminated): its
+ * length, or -1 at the end of the file, or -2 with msg if it is longer than size - 1 bytes or
+ * holds a NUL byte (which fgets would pass off as the line's end, and then as a line too long). */
+static long gs_ic_line(FILE *f, char *buf, size_t size, const char *path, uint64_t line, struct gs_msg *msg) {
+  size_t len = 0;
+  int c, nul = 0;
+  while ((c = getc_unlocked(f)) != EOF && c != '\n' && len + 1 < size) {
+    nul |= c == 0;
+    buf[len++] = (char)c;
+  }
+  buf[len] = 0;
+  if (c == EOF && len == 0) return -1;
+  if (c != EOF && c != '\n') {
+    gs_error_msg(msg, "--ic %s:%llu: line longer than %zu characters", path, (unsigned long long)line, size - 1);
+    return -2;
+  }
+  if (nul) {
+    gs_error_msg(msg, "--ic %s:%llu: the line holds a NUL byte (not a text file?)", path, (unsigned long long)line);
+    return -2;
+  }
+  return (long)len;
+}
+
 int gs_ic_read(const char *path, struct gs_bodies *b, struct gs_msg *msg) {
   memset(b, 0, sizeof *b);
   /* Only a regular file: a FIFO or a device would block every rank (O_NONBLOCK keeps the open
@@ -126,13 +149,13 @@ int gs_ic_read(const char *path, struct gs_bodies *b, struct gs_msg *msg) {
   FILE *f = fdopen(fd, "r");
   if (!f) return close(fd), gs_error_msg(msg, "--ic %s: cannot open: %s", path, strerror(errno));
   uint64_t cap = 0, n = 0, line = 0;
-  char buf[GS_IC_LINE_MAX + 2]; /* the longest line, its newline and the NUL */
+  char buf[GS_IC_LINE_MAX + 1]; /* the longest line and the NUL */
   int status = GS_OK;
   struct gs_bodies t = {0};
-  while (fgets(buf, sizeof buf, f)) {
+  for (long got_line; (got_line = gs_ic_line(f, buf, sizeof buf, path, line + 1, msg)) != -1;) {
     line++;
-    if (!strchr(buf, '\n') && !feof(f)) {
-      status = gs_error_msg(msg, "--ic %s:%llu: line longer than %d characters", path, (unsigned long long)line, GS_IC_LINE_MAX);
+    if (got_line < 0) {
+      status = GS_USAGE;
       break;
     }
     char *p = buf + strspn(buf, " \t\r\n");
@@ -141,10 +164,11 @@ int gs_ic_read(const char *path, struct gs_bodies *b, struct gs_msg *msg) {
     int got = 0;
     for (; got < 7; got++) {
       char *end;
-      errno = 0;
       v[got] = strtod(p, &end);
       if (end == p) break;
-      if (errno == ERANGE || !isfinite(v[got])) {
+      /* Not errno's ERANGE: strtod sets it for a valid denormal (1e-310) too; past the largest
+       * double the value is infinite. */
+      if (!isfinite(v[got])) {
         got = -1;
         break;
       }
@@ -152,8 +176,11 @@ int gs_ic_read(const char *path, struct gs_bodies *b, struct gs_msg *msg) {
     }
     p += strspn(p, " \t\r\n");
     if (got != 7 || (*p && *p != '#')) {
-      status = gs_error_msg(msg, "--ic %s:%llu: want 7 numbers 'x y z vx vy vz m', got %s", path,
-                            (unsigned long long)line, got < 0 ? "an out-of-range value" : got < 7 ? "fewer" : "more");
+      status =
+          gs_error_msg(msg, "--ic %s:%llu: want 7 numbers 'x y z vx vy vz m', got %s", path, (unsigned long long)line,
+                       got < 0   ? "a value that is not finite (inf, nan, or beyond 1.8e308)"
+                       : got < 7 ? "fewer"
+                                 : "more");
       break;
     }
     if (v[6] < 0) {

@@ -8,8 +8,9 @@
 #include "gs_error.h"
 
 /* Is every entry of list a kernel name of `known` (NULL-terminated; 1..numbered also name
- * known[0..numbered-1]) or "ladder", and none empty? GS_OK, or GS_USAGE with msg. */
-int gs_kernel_list_check(const char *list, const char *const *known, int numbered, struct gs_msg *msg);
+ * known[0..numbered-1]) or "ladder", in any case, none empty and no kernel named twice? Then
+ * list is rewritten in lowercase, the names' own spelling, and GS_OK; else GS_USAGE with msg. */
+int gs_kernel_list_check(char *list, const char *const *known, int numbered, struct gs_msg *msg);
 
 /* The entries of a checked list that this backend runs, as a mask over its list (bit i =
  * kernels[i]): "all" is every kernel it has, "ladder" its GS_KERNEL_LADDER ones. A kernel the

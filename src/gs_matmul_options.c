@@ -84,7 +84,7 @@ static int gs_matmul_options_side(const char **p) {
  * (gs_matmul_setup_grid). */
 static int gs_matmul_options_grid(struct gs_matmul_opts *m, struct gs_msg *msg) {
   m->grid_rows = m->grid_cols = 0;
-  if (strcmp(m->grid, "auto") == 0) return GS_OK;
+  if (gs_options_keyword(m->grid, strlen(m->grid), "auto")) return strcpy(m->grid, "auto"), GS_OK;
   const char *p = m->grid;
   int r = gs_matmul_options_side(&p), c = 0;
   if (r && (*p == 'x' || *p == 'X')) {

@@ -53,18 +53,48 @@ static double gs_matmul_setup_device_bytes(const struct gs_matmul_job *job) {
   return elems * job->esz;
 }
 
+/* SUMMA panels of K at width w, counted up to limit + 1 (at width 1 a K of 2^31 would take
+ * seconds to count in full). */
+static uint64_t gs_matmul_setup_panels(const struct gs_matmul_job *job, uint64_t w, uint64_t limit) {
+  uint64_t count = 0;
+  for (uint64_t k0 = 0; k0 < job->o->k && count <= limit; count++)
+    k0 += gs_matmul_grid_panel(job->o->k, job->rows, job->cols, w, k0).width;
+  return count;
+}
+
+/* Several ranks: a panel (this rank's mloc x w of A, w x nloc of B) is one MPI message, so its
+ * element count is an int, and a product keeps two events per panel, so there are at most
+ * GS_MATMUL_PANELS_MAX. The first bounds the width from above, the second from below: where
+ * they cross, no --panel helps and the message says so. */
+static int gs_matmul_setup_panel_check(const struct gs_matmul_job *job, struct gs_msg *msg) {
+  const struct gs_matmul_opts *o = job->o;
+  uint64_t w = job->panel, big = job->mloc > job->nloc ? job->mloc : job->nloc;
+  uint64_t widest = big ? INT_MAX / big : UINT64_MAX; /* the widest panel MPI's int count allows */
+  if (job->run->size == 1 || (w <= widest && job->npanels <= GS_MATMUL_PANELS_MAX)) return GS_OK;
+  if (widest == 0 || gs_matmul_setup_panels(job, widest, GS_MATMUL_PANELS_MAX) > GS_MATMUL_PANELS_MAX)
+    return gs_error_msg(msg,
+                        "matmul %llu x %llu x %llu on a %dx%d grid: no --panel fits: a rank's panel of %llu x W "
+                        "or W x %llu elements must pass MPI's int count (W <= %llu), and K = %llu then takes more "
+                        "than %d panels; run on more ranks",
+                        (unsigned long long)o->m, (unsigned long long)o->n, (unsigned long long)o->k, job->rows,
+                        job->cols, (unsigned long long)job->mloc, (unsigned long long)job->nloc,
+                        (unsigned long long)widest, (unsigned long long)o->k, GS_MATMUL_PANELS_MAX);
+  if (w > widest)
+    return gs_error_msg(msg,
+                        "--panel %llu: a panel of %llu x %llu or %llu x %llu elements passes MPI's int count; "
+                        "give --panel %llu or less",
+                        (unsigned long long)w, (unsigned long long)job->mloc, (unsigned long long)w,
+                        (unsigned long long)w, (unsigned long long)job->nloc, (unsigned long long)widest);
+  return gs_error_msg(msg,
+                      "--panel %llu: %llu SUMMA panels of K = %llu, more than %d; give a larger --panel (at most "
+                      "%llu)",
+                      (unsigned long long)w, (unsigned long long)job->npanels, (unsigned long long)o->k,
+                      GS_MATMUL_PANELS_MAX, (unsigned long long)widest);
+}
+
 int gs_matmul_setup_check(const struct gs_matmul_job *job, struct gs_msg *msg) {
   const struct gs_run *run = job->run;
-  int status = GS_OK;
-  uint64_t w = job->panel;
-  if (run->size > 1 && ((double)job->mloc * w > INT_MAX || (double)job->nloc * w > INT_MAX))
-    status = gs_error_msg(msg, "--panel %llu: a panel of %llu x %llu or %llu x %llu elements passes MPI's int count; "
-                          "give a smaller --panel", (unsigned long long)w, (unsigned long long)job->mloc,
-                          (unsigned long long)w, (unsigned long long)w, (unsigned long long)job->nloc);
-  else if (job->npanels > GS_MATMUL_PANELS_MAX)
-    status = gs_error_msg(msg, "--panel %llu: %llu SUMMA panels of K = %llu, more than %d; give a larger --panel",
-                          (unsigned long long)w, (unsigned long long)job->npanels, (unsigned long long)job->o->k,
-                          GS_MATMUL_PANELS_MAX);
+  int status = gs_matmul_setup_panel_check(job, msg);
   if (status == GS_OK) {
     int host = (run->be->caps & GS_CAP_HOST_MEMORY) != 0;
     /* The CPU backend's device is host memory, shared by the node's ranks, and C's host copy

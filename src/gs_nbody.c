@@ -47,7 +47,10 @@ static int gs_nbody_plan(struct gs_nbody_job *job, struct gs_nbody_opts *o, unsi
   int status = made ? gs_nbody_setup_check_size(job, o->n, msg) : GS_OK;
   if (status == GS_OK)
     status = o->restart[0] ? gs_nbody_io_restart(job, ck, payload, msg) : gs_nbody_setup_bodies(job, b, msg);
-  if (status == GS_OK && o->restart[0]) gs_nbody_io_adopt(job, ck, o);
+  if (status == GS_OK && o->restart[0]) {
+    gs_nbody_io_adopt(job, ck, o);
+    status = gs_nbody_options_adopted(job->run->opt, o, ck->solver == GS_NBODY_TREE, msg);
+  }
   job->tree = o->solver == GS_NBODY_TREE; /* after a restart adopted its checkpoint's */
   if (job->tree) job->kname = "tree";
   if (status == GS_OK && job->tree && !job->be->tree)
@@ -271,7 +274,7 @@ static int gs_nbody_main(struct gs_run *run) {
 
 const struct gs_workload gs_nbody_workload = {
     .name = "nbody",
-    .summary = "all-pairs gravitational N-body: force kernel ladder, leapfrog, all-gather overlapped with compute",
+    .summary = "gravitational N-body, leapfrog: all-pairs (force kernel ladder) or a Barnes-Hut tree",
     .opts = gs_nbody_options_table,
     .opts_size = sizeof(struct gs_nbody_opts),
     .defaults = gs_nbody_options_defaults,

@@ -1,4 +1,4 @@
-/* gs_nbody.h: `gpusim nbody`, the all-pairs N-body simulation, as an entry of the workload table. */
+/* gs_nbody.h: `gpusim nbody`, the N-body simulation (all-pairs or tree), as an entry of the workload table. */
 #ifndef GS_NBODY_H
 #define GS_NBODY_H
 

@@ -20,7 +20,7 @@ const struct gs_opt gs_nbody_options_table[] = {
      "Plummer softening length, > 0 (default 0.01; --ic disk uses the seed's hard cutoff at r < 0.01 instead)", NULL},
     {"ic", GS_OPT_STRING, GS_B(ic), 0, 0, NULL, "IC",
      "plummer (Henon units), disk (the seed 003 2D model: mG = 10, cutoff 0.01), uniform (cold sphere), "
-     "or a FILE of 'x y z vx vy vz m' lines (default plummer)",
+     "or a FILE of 'x y z vx vy vz m' lines (./NAME for a file named like one of these) (default plummer)",
      NULL},
     {"seed", GS_OPT_COUNT, GS_B(seed), 0, INT64_MAX, NULL, "S", "initial-condition seed (default 1)", NULL},
     {"precision", GS_OPT_CHOICE, GS_B(precision), 0, 0, "single|double", "P",
@@ -79,15 +79,27 @@ const struct gs_opt gs_nbody_options_table[] = {
     {"leaf", GS_OPT_INT, GS_B(leaf), 0, 1024, NULL, "K", "tree: most bodies per leaf bucket (default 0: the backend's choice)",
      NULL},
     {"force-tol", GS_OPT_REAL, GS_B(force_tol), 0, 0, NULL, "X",
-     "tree: the verification fails when the 99th percentile of |a - a_ref| / |a_ref| over up to 1024 bodies exceeds X "
-     "(default by theta: 0.01 up to 0.3, 0.05 up to 0.5, 0.3 up to 0.7, 1 up to 1.0, 2 above; with --opening relative "
-     "at least 4 alpha; 4x that for --ic disk's cutoff law)",
+     "tree: the verification fails when the 99th percentile of |a - a_ref| / |a_ref| over up to 1024 bodies exceeds X, "
+     "X > 0 (default by theta: 0.01 up to 0.3, 0.05 up to 0.5, 0.3 up to 0.7, 1 up to 1.0, 2 above; with --opening "
+     "relative at least 4 alpha; 4x that for --ic disk's cutoff law)",
      NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL},
 };
 
+/* The generated initial conditions, by name. */
+static const char *const gs_nbody_options_presets[] = {"plummer", "disk", "uniform", NULL};
+
 int gs_nbody_options_preset(const char *ic) {
-  return strcmp(ic, "plummer") == 0 || strcmp(ic, "disk") == 0 || strcmp(ic, "uniform") == 0;
+  for (int k = 0; gs_nbody_options_presets[k]; k++)
+    if (gs_options_keyword(ic, strlen(ic), gs_nbody_options_presets[k])) return 1;
+  return 0;
+}
+
+/* --ic: a preset in any case becomes its own spelling (the rest of the run compares that). */
+static void gs_nbody_options_ic(struct gs_nbody_opts *b) {
+  for (int k = 0; gs_nbody_options_presets[k]; k++)
+    if (gs_options_keyword(b->ic, strlen(b->ic), gs_nbody_options_presets[k]))
+      strcpy(b->ic, gs_nbody_options_presets[k]);
 }
 
 void gs_nbody_options_defaults(void *opts) {
@@ -120,28 +132,45 @@ double gs_nbody_options_force_tol(const struct gs_nbody_opts *b, int cutoff_law)
   return cutoff_law ? 4 * tol : tol;
 }
 
-/* --solver tree's options: in range, and none of them without the tree. */
-static int gs_nbody_options_tree(const struct gs_options *o, const struct gs_nbody_opts *b, struct gs_msg *msg) {
+/* --solver tree's options: in range, and none of them without the tree. A restart that names
+ * no --solver (or no --opening) takes the checkpoint's, known only once it is read: until then
+ * the checks that need it wait for gs_nbody_options_adopted (adopted 1; ckpt_tree: the
+ * checkpoint's solver was the tree). */
+static int gs_nbody_options_tree(const struct gs_options *o, const struct gs_nbody_opts *b, int adopted, int ckpt_tree,
+                                 struct gs_msg *msg) {
   static const char *const own[] = {"theta", "opening", "alpha", "leaf", "force-tol"};
-  if (b->solver != GS_NBODY_TREE) {
+  int later = b->restart[0] && !adopted, solver_given = gs_options_given(o, "solver");
+  int opening_given = gs_options_given(o, "opening");
+  if (b->solver != GS_NBODY_TREE && !(later && !solver_given)) {
     for (int k = 0; k < 5; k++)
       if (gs_options_given(o, own[k]))
-        return gs_error_msg(msg, "--%s is an option of the tree: it needs --solver tree", own[k]);
+        return adopted && !solver_given
+                   ? gs_error_msg(msg,
+                                  "--%s is an option of the tree, and the checkpoint was written by --solver "
+                                  "direct (give --solver tree to change solvers)",
+                                  own[k])
+                   : gs_error_msg(msg, "--%s is an option of the tree: it needs --solver tree", own[k]);
     return GS_OK;
   }
-  if (gs_options_given(o, "kernel"))
+  if (!adopted && b->solver == GS_NBODY_TREE && gs_options_given(o, "kernel"))
     return gs_error_msg(msg, "--kernel names direct-sum kernels: --solver tree has none (give one of the two)");
   if (!(b->theta > 0 && b->theta <= 1.5)) return gs_error_msg(msg, "--theta: must be > 0 and <= 1.5");
   if (!(b->alpha > 0 && b->alpha <= 1)) return gs_error_msg(msg, "--alpha: must be > 0 and <= 1");
-  if (gs_options_given(o, "alpha") && b->opening != 1)
-    return gs_error_msg(msg, "--alpha is the relative opening test's tolerance: it needs --opening relative");
-  if (gs_options_given(o, "force-tol") && !(b->force_tol > 0 && b->force_tol < 1))
-    return gs_error_msg(msg, "--force-tol: must be > 0 and < 1");
+  if (gs_options_given(o, "alpha") && b->opening != 1 && !(later && !opening_given))
+    return gs_error_msg(msg, "--alpha is the relative opening test's tolerance: it needs --opening relative%s",
+                        adopted && ckpt_tree && !opening_given ? " (the checkpoint's test is geometric)" : "");
+  if (gs_options_given(o, "force-tol") && !(b->force_tol > 0)) return gs_error_msg(msg, "--force-tol: must be > 0");
   return GS_OK;
+}
+
+int gs_nbody_options_adopted(const struct gs_options *o, const struct gs_nbody_opts *b, int ckpt_tree,
+                             struct gs_msg *msg) {
+  return gs_nbody_options_tree(o, b, 1, ckpt_tree, msg);
 }
 
 int gs_nbody_options_validate(const struct gs_options *o, void *opts, struct gs_msg *msg) {
   struct gs_nbody_opts *b = opts;
+  gs_nbody_options_ic(b);
   if (b->dt <= 0) return gs_error_msg(msg, "--dt: must be > 0");
   if (b->eps <= 0) return gs_error_msg(msg, "--eps: must be > 0 (Plummer softening; --ic disk uses a cutoff instead)");
   if (gs_kernel_list_check(b->kernels, gs_nbody_options_kernels, GS_NBODY_OPTIONS_NUMBERED, msg) != GS_OK)
@@ -150,5 +179,5 @@ int gs_nbody_options_validate(const struct gs_options *o, void *opts, struct gs_
     return gs_error_msg(msg, "--n and --ic FILE contradict: the file's lines are the bodies; give one");
   if (b->walltime[0] && (b->walltime_s = gs_options_parse_hms(b->walltime)) <= 0)
     return gs_error_msg(msg, "--walltime: '%s' is not HH:MM:SS (or MM:SS, or seconds) above zero", b->walltime);
-  return gs_nbody_options_tree(o, b, msg);
+  return gs_nbody_options_tree(o, b, 0, 0, msg);
 }

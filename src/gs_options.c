@@ -85,6 +85,8 @@ double gs_options_parse_hms(const char *s) {
     char *end;
     if (!isdigit((unsigned char)*p)) return -1;
     part[n++] = strtod(p, &end);
+    /* Decimal digits and a point only: strtod also reads 0x10, 1e3 and 1e999 (infinite). */
+    if (end != p + strspn(p, "0123456789.")) return -1;
     p = end;
     if (*p != ':') break;
     p++;
@@ -101,14 +103,18 @@ static const struct gs_opt *gs_options_find(const struct gs_opt *t, const char *
   return NULL;
 }
 
-/* Index of value in "a|b|c", or -1. */
+int gs_options_keyword(const char *s, size_t len, const char *word) {
+  return strlen(word) == len && strncasecmp(s, word, len) == 0;
+}
+
+/* Index of value in "a|b|c" (any case), or -1. */
 static int gs_options_choice(const char *choices, const char *value) {
   size_t len = strlen(value);
   int idx = 0;
   for (const char *p = choices; *p; idx++) {
     const char *bar = strchr(p, '|');
     size_t l = bar ? (size_t)(bar - p) : strlen(p);
-    if (l == len && strncmp(p, value, len) == 0) return idx;
+    if (l == len && strncasecmp(p, value, len) == 0) return idx; /* as gs_options_keyword */
     if (!bar) break;
     p = bar + 1;
   }
@@ -142,10 +148,12 @@ static int gs_options_store(const struct gs_opt *opt, const char *value, void *b
   }
   case GS_OPT_REAL: {
     char *end;
-    errno = 0;
     double v = strtod(value, &end);
     if (end == value || *end) return gs_error_msg(msg, "--%s: '%s' is not a number", opt->name, value);
-    if (errno == ERANGE || !isfinite(v)) return gs_error_msg(msg, "--%s: '%s' is out of range", opt->name, value);
+    /* Not errno's ERANGE: strtod sets it also for a value below the smallest normal double
+     * (1e-310), a valid denormal (or 0, rounded like any other value); only infinity and a
+     * value past the largest double (infinite then too) are out of range. */
+    if (!isfinite(v)) return gs_error_msg(msg, "--%s: '%s' is out of range", opt->name, value);
     if (v < 0) return gs_error_msg(msg, "--%s: '%s' is negative", opt->name, value);
     *(double *)dst = v;
     return GS_OK;
@@ -176,8 +184,12 @@ static int gs_options_store(const struct gs_opt *opt, const char *value, void *b
 
 /* Cross-option checks of the common options, then the workload's own. */
 static int gs_options_validate(struct gs_options *o, struct gs_msg *msg) {
-  const char *bind = o->common.gpu_bind;
-  if (strcmp(bind, "local") && strcmp(bind, "none")) {
+  char *bind = o->common.gpu_bind;
+  if (gs_options_keyword(bind, strlen(bind), "local")) {
+    strcpy(bind, "local");
+  } else if (gs_options_keyword(bind, strlen(bind), "none")) {
+    strcpy(bind, "none");
+  } else {
     for (const char *p = bind; *p; p++)
       if (!isdigit((unsigned char)*p) && *p != ',')
         return gs_error_msg(msg, "--gpu-bind: '%s' is not local, none or a list of device indices like 0,1,2,3", bind);
@@ -198,17 +210,37 @@ static int gs_options_subcommand(const char *a, const struct gs_workload *const 
   return GS_OK;
 }
 
+/* The message for --NAME (len bytes) at argv[i], which is no option of the common table or of
+ * o->wl. Before the subcommand (gpusim --n 5 nbody) it says so if the subcommand that follows
+ * has that option, else it names the subcommand's help like an unknown option after it. */
+static int gs_options_unknown(int argc, char **argv, int i, const struct gs_workload *const *table,
+                              const struct gs_options *o, const char *name, size_t len, struct gs_msg *msg) {
+  const struct gs_workload *w = o->wl;
+  int anywhere = 0;
+  for (int k = i + 1; k < argc && !w; k++)
+    for (int c = 0; table[c]; c++)
+      if (strcmp(argv[k], table[c]->name) == 0) w = table[c];
+  if (w && !o->wl && w->opts && gs_options_find(w->opts, name, len))
+    return gs_error_msg(msg, "--%.*s is an option of %s: give it after the subcommand (gpusim %s --%.*s ...)", (int)len,
+                        name, w->name, w->name, (int)len, name);
+  if (w)
+    return gs_error_msg(msg, "unknown option '--%.*s' for %s (try 'gpusim %s --help')", (int)len, name, w->name,
+                        w->name);
+  for (int c = 0; table[c]; c++)
+    anywhere |= table[c]->opts && gs_options_find(table[c]->opts, name, len);
+  return gs_error_msg(msg, "unknown option '--%.*s'%s (try 'gpusim --help')", (int)len, name,
+                      anywhere ? ": it is a subcommand's option, given after the subcommand" : "");
+}
+
 /* The option --NAME[=VALUE] at argv[*i] (advancing *i past a separate value), stored. */
-static int gs_options_one(int argc, char **argv, int *i, struct gs_options *o, struct gs_msg *msg) {
+static int gs_options_one(int argc, char **argv, int *i, const struct gs_workload *const *table, struct gs_options *o,
+                          struct gs_msg *msg) {
   const char *a = argv[*i], *name = a + 2, *eq = strchr(name, '=');
-  const char *wl_name = o->wl ? o->wl->name : "";
   size_t len = eq ? (size_t)(eq - name) : strlen(name);
   void *base = &o->common;
   const struct gs_opt *opt = gs_options_find(gs_common_table, name, len);
   if (!opt && o->wl && o->wl->opts && (opt = gs_options_find(o->wl->opts, name, len))) base = o->wl_opts.bytes;
-  if (!opt)
-    return gs_error_msg(msg, "unknown option '--%.*s'%s%s (try 'gpusim %s --help')", (int)len, name,
-                        o->wl ? " for " : "", wl_name, wl_name);
+  if (!opt) return gs_options_unknown(argc, argv, *i, table, o, name, len, msg);
   const char *value = NULL;
   if (opt->kind == GS_OPT_FLAG) {
     if (eq) return gs_error_msg(msg, "--%s takes no value", opt->name);
@@ -237,7 +269,8 @@ int gs_options_parse(int argc, char **argv, const struct gs_workload *const *tab
     else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) o->help = 1;
     else if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) o->version = 1;
     else if (a[1] != '-') rc = gs_error_msg(msg, "unknown option '%s' (options are long: --name VALUE)", a);
-    else rc = gs_options_one(argc, argv, &i, o, msg);
+    else
+      rc = gs_options_one(argc, argv, &i, table, o, msg);
     if (rc != GS_OK) return GS_USAGE;
   }
   if (o->help || o->version) return GS_OK;

@@ -55,6 +55,11 @@ void gs_options_help(FILE *f, const struct gs_workload *const *table, const stru
  * Returns 0, or -1 not a number, -2 too large for 64 bits, -3 negative. */
 int gs_options_parse_u64(const char *s, uint64_t *out);
 
+/* Is s[0..len) the keyword `word`, in any case? Every keyword of every option is matched in any
+ * case (the choices of a|b|c options, --kernel names, the --ic presets, --gpu-bind local and
+ * none, --grid auto) and stored in its canonical lowercase spelling; a file name never is. */
+int gs_options_keyword(const char *s, size_t len, const char *word);
+
 /* Did the command line give option `name` (long name without "--")? */
 int gs_options_given(const struct gs_options *o, const char *name);
 

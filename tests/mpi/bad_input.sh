@@ -71,4 +71,28 @@ rc=$?
 [ $rc = 2 ] || gs_fail "singleton: exit status $rc, want 2"
 grep -q 'singletons' "$tmp/err" || gs_fail "singleton: no message"
 echo "ok: singleton detection -> $(cat "$tmp/err")"
+
+# Issue 30, item 11: each message says what is wrong, on 1 and 3 ranks.
+printf '0 0 0 0 0 0 1\n1 0 0 0 0 0 1\n0 1\000 0 0 0 0 1      xx\n' >"$tmp/nul.txt"
+printf '0 0 0 0 0 0 1\n1e999 0 0 0 0 0 1\n' >"$tmp/huge.txt"
+for np in 1 3; do
+  expect "--kernel omp,omp: 'omp' is given twice" nbody --backend cpu --kernel omp,omp
+  expect "--kernel 1,global: '1' and 'global' are the same kernel, given twice" nbody --backend cpu --kernel 1,global
+  expect "--kernel all,omp: 'all' is every kernel: give it alone" reduce --backend cpu --kernel all,omp
+  expect "--ic $tmp/nul.txt:3: the line holds a NUL byte" nbody --backend cpu --ic "$tmp/nul.txt"
+  expect "--ic $tmp/huge.txt:2: want 7 numbers 'x y z vx vy vz m', got a value that is not finite" \
+    nbody --backend cpu --ic "$tmp/huge.txt"
+  expect "gpusim: error: --n is an option of nbody: give it after the subcommand (gpusim nbody --n ...)" --n 5 nbody
+  expect "gpusim: error: unknown option '--frob' (try 'gpusim --help')" --frob 5
+  expect "--force-tol: must be > 0" nbody --backend cpu --solver tree --force-tol 0
+  expect "--dt: must be > 0" nbody --backend cpu --dt 1e-400
+done
+# No --panel can help: a 1x3 grid's panel of 2^31 - 1 rows is at most 1 wide, and then K takes
+# 2^31 - 1 panels; and where one can, the message gives the bound.
+np=3
+expect "matmul 2147483647 x 2147483647 x 2147483647 on a 1x3 grid: no --panel fits" matmul --backend cpu --n 2147483647
+expect "--panel 64: a panel of 67108864 x 64 or 64 x 22369622 elements passes MPI's int count; give --panel 31 or less" \
+  matmul --backend cpu --n 2^26 --k 2^20 --panel 64
+expect "--panel 2: 524289 SUMMA panels of K = 1048576, more than 65536; give a larger --panel (at most 31)" \
+  matmul --backend cpu --n 2^26 --k 2^20 --panel 2
 echo "PASS"

@@ -73,7 +73,7 @@ bad '--theta: must be > 0 and <= 1.5' --solver tree --theta 0
 bad '--theta: must be > 0 and <= 1.5' --solver tree --theta 2
 bad '--alpha is the relative opening test' --solver tree --alpha 0.01
 bad '--alpha: must be > 0 and <= 1' --solver tree --opening relative --alpha 0
-bad '--force-tol: must be > 0 and < 1' --solver tree --force-tol 0
+bad '--force-tol: must be > 0' --solver tree --force-tol 0
 bad '--solver' --solver barnes
 bad '--opening' --solver tree --opening angle
 bad '--leaf' --solver tree --leaf -1

@@ -63,3 +63,61 @@ out=$(gs_mpirun 2 nbody --backend cpu --iters 1 --progress off --steps $((step +
 echo "$out" | grep -q "^# final state: step $((step + 2))," || gs_fail "resumed run did not reach step $((step + 2))"
 gs_verified "$out" "resumed after the signal"
 echo "ok: SIGUSR1 at step $step: the state of $step steps, resumed to $((step + 2))"
+
+# Issue 30, item 11: a restart without --solver takes the checkpoint's (as it does its tree
+# settings), so the tree's options alone apply to a tree checkpoint and are refused, saying why,
+# for a direct one; forged values (checksums recomputed) are refused like a damaged file.
+bad3() {
+  want=$1
+  shift
+  out=$(gs_mpirun 3 nbody $common "$@" 2>&1)
+  rc=$?
+  [ $rc = 2 ] || { echo "$out"; gs_fail "'$*': exit $rc, want 2"; }
+  [ "$(echo "$out" | grep -c '^gpusim: ')" = 1 ] || { echo "$out"; gs_fail "'$*': not exactly one gpusim line"; }
+  echo "$out" | grep "^gpusim: error: " | grep -F -- "$want" >/dev/null || { echo "$out"; gs_fail "'$*': want the message '$want'"; }
+  echo "ok: $* -> $(echo "$out" | grep '^gpusim: error')"
+}
+out=$(gs_mpirun 3 nbody $common --steps 12 --restart "$tmp/c1" --theta 0.6)
+rc=$?
+[ $rc = 0 ] || { echo "$out"; gs_fail "restart with --theta alone: exit $rc"; }
+echo "$out" | grep '^# solver: tree (Barnes-Hut), geometric opening theta = 0.6' >/dev/null ||
+  { echo "$out"; gs_fail "restart with --theta alone: not the tree at theta 0.6"; }
+gs_verified "$out" "restart with --theta alone"
+out=$(gs_mpirun 3 nbody $common --steps 12 --restart "$tmp/c2" --alpha 0.02) || { echo "$out"; gs_fail "--alpha alone"; }
+echo "$out" | grep '^# solver: tree (Barnes-Hut), relative opening .* alpha = 0.02' >/dev/null ||
+  { echo "$out"; gs_fail "restart with --alpha alone: not the relative test at alpha 0.02"; }
+echo "ok: --theta or --alpha alone resume a tree checkpoint with the tree"
+bad3 "--alpha is the relative opening test's tolerance: it needs --opening relative (the checkpoint's test is geometric)" \
+  --steps 12 --restart "$tmp/c1" --alpha 0.02
+gs_mpirun 2 nbody $common --steps 2 --checkpoint-every 2 --output "$tmp/direct" >/dev/null || gs_fail "direct checkpoint"
+bad3 "--theta is an option of the tree, and the checkpoint was written by --solver direct (give --solver tree to change solvers)" \
+  --steps 4 --restart "$tmp/direct" --theta 0.6
+command -v python3 >/dev/null 2>&1 || { echo "SKIP: no python3 to forge checkpoints (the checks above passed)"; exit 0; }
+# forge SRC DST OFFSET FORMAT VALUE: SRC with one value written at OFFSET (struct FORMAT) and
+# both FNV-1a checksums made to match again (payload_sum at 192, header_sum at 200).
+forge() {
+  python3 - "$@" <<'PY' || gs_fail "forge $*"
+import struct, sys
+src, dst, off, fmt, val = sys.argv[1:]
+b = bytearray(open(src, "rb").read())
+struct.pack_into(fmt, b, int(off), float(val) if fmt in ("<f", "<d") else int(val))
+def fnv(data):
+    h = 0xcbf29ce484222325
+    for c in data:
+        h = ((h ^ c) * 0x100000001b3) & 0xffffffffffffffff
+    return h
+struct.pack_into("<Q", b, 192, fnv(b[512:]))
+struct.pack_into("<Q", b, 200, 0)
+struct.pack_into("<Q", b, 200, fnv(b[:512]))
+open(dst, "wb").write(b)
+PY
+}
+f=$(ls "$tmp"/c1/checkpoint_*.gsck)
+forge "$f" "$tmp/leaf.gsck" 232 "<i" 2147483647
+bad3 "bad header: fields theta = 0.5, opening = 0, alpha = 0.005, leaf = 2147483647 are not a tree's settings" \
+  --steps 12 --restart "$tmp/leaf.gsck"
+forge "$f" "$tmp/nan.gsck" $((512 + 4 * (4 * 7 + 1))) "<f" nan # floats of 4 bytes, 4 a body
+bad3 "--restart $tmp/nan.gsck: body 7's position (y) is nan: not finite" --steps 12 --restart "$tmp/nan.gsck"
+forge "$f" "$tmp/inf.gsck" $((512 + 16 * 768 + 16 * 3)) "<f" inf # N = 700: 768 padded
+bad3 "--restart $tmp/inf.gsck: body 3's velocity (x) is inf: not finite" --steps 12 --restart "$tmp/inf.gsck"
+echo "ok: forged checkpoints refused"

@@ -25,6 +25,7 @@ static void header(struct gs_ckpt_header *h, uint64_t step) {
   h->ranks = 2;
   h->dt = 0.001;
   h->eps = 0.01;
+  h->eps2 = h->eps * h->eps;
   h->G = 1;
   h->e0 = -0.25;
   snprintf(h->ic, sizeof h->ic, "plummer");
@@ -70,7 +71,36 @@ static void forge(const char *src, const char *dst, void (*edit)(struct gs_ckpt_
   fclose(f);
   free(buf);
 }
+/* As forge, with value written as the float at index `at` of the payload (pos | vel | acc, 4
+ * floats a body) and the payload's checksum made to match too. */
+static void forge_value(const char *src, const char *dst, size_t at, float value) {
+  FILE *f = fopen(src, "rb");
+  struct stat st;
+  stat(src, &st);
+  char *buf = malloc((size_t)st.st_size);
+  if (!f || !buf || fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) abort();
+  fclose(f);
+  struct gs_ckpt_header h;
+  memcpy(&h, buf, sizeof h);
+  memcpy(buf + sizeof h + at * sizeof value, &value, sizeof value);
+  h.payload_sum = gs_checkpoint_hash(GS_FNV_OFFSET, buf + sizeof h, h.payload_bytes);
+  h.header_sum = 0;
+  h.header_sum = gs_checkpoint_hash(GS_FNV_OFFSET, &h, sizeof h);
+  memcpy(buf, &h, sizeof h);
+  f = fopen(dst, "wb");
+  fwrite(buf, 1, (size_t)st.st_size, f);
+  fclose(f);
+  free(buf);
+}
 static void huge_step(struct gs_ckpt_header *h) { h->step = (1ULL << 63) + 5; }
+static void huge_leaf(struct gs_ckpt_header *h) {
+  h->solver = 1, h->theta = 0.5, h->alpha = 0.005, h->leaf = INT32_MAX;
+}
+static void direct_theta(struct gs_ckpt_header *h) { h->theta = 0.5; }
+static void huge_seed(struct gs_ckpt_header *h) { h->seed = (1ULL << 63) + 1; }
+static void no_softening(struct gs_ckpt_header *h) { h->eps2 = 0; }
+static void odd_ic(struct gs_ckpt_header *h) { snprintf(h->ic, sizeof h->ic, "plummer\"}"); }
+static void disk_softened(struct gs_ckpt_header *h) { snprintf(h->ic, sizeof h->ic, "disk"); }
 static void not_tiles(struct gs_ckpt_header *h) { h->n = h->npad = 1000; }
 static void no_bodies(struct gs_ckpt_header *h) { h->n = 0; }
 static void odd_law(struct gs_ckpt_header *h) { h->law = 7; }
@@ -200,6 +230,42 @@ static void test_header_fields(void) {
     forge(file, bad, edits[k]);
     GS_EXPECT(refused(bad, field[k]));
   }
+}
+
+/* Issue 30, item 11: the fields' values within the command line's limits (--leaf, --seed), a
+ * direct run's tree fields 0, the law's own eps2, a known ic with its law; and every value of
+ * the data finite (NaN, infinity) with masses >= 0, checksums matching all the same. */
+static void test_forged_values(void) {
+  struct gs_ckpt_header r;
+  struct gs_msg msg;
+  void *payload;
+  char file[512], bad[512];
+  snprintf(file, sizeof file, "%s/checkpoint_000000020.gsck", dir);
+  snprintf(bad, sizeof bad, "%s/bad.gsck", dir);
+  GS_EXPECT(gs_checkpoint_read(file, &r, &payload, &msg) == GS_OK);
+  free(payload);
+  void (*edits[])(struct gs_ckpt_header *) = {huge_leaf, direct_theta, huge_seed, no_softening, odd_ic, disk_softened};
+  const char *field[] = {"leaf = 2147483647 are not a tree's settings",
+                         "are not a direct run's",
+                         "field seed = 9223372036854775809 is beyond the largest --seed",
+                         "are not the softened law's",
+                         "field ic = 'plummer\"}' is not",
+                         "field ic = 'disk' is not"};
+  for (int k = 0; k < 6; k++) {
+    forge(file, bad, edits[k]);
+    GS_EXPECT(refused(bad, field[k]));
+  }
+  forge_value(file, bad, 4 * 17 + 1, NAN); /* body 17's y */
+  GS_EXPECT(refused(bad, "body 17's position (y) is nan: not finite"));
+  forge_value(file, bad, 4 * 256 + 4 * 3, INFINITY); /* body 3's vx */
+  GS_EXPECT(refused(bad, "body 3's velocity (x) is inf: not finite"));
+  forge_value(file, bad, 2 * 4 * 256 + 4 * 255 + 2, -INFINITY); /* the last (padding) body's az */
+  GS_EXPECT(refused(bad, "body 255's acceleration (z) is -inf: not finite"));
+  forge_value(file, bad, 4 * 5 + 3, -1.0f); /* body 5's mass */
+  GS_EXPECT(refused(bad, "body 5's mass is -1: negative"));
+  forge_value(file, bad, 4 * 5 + 3, 1e-40f); /* a denormal float is a value like any other */
+  GS_EXPECT(gs_checkpoint_read(bad, &r, &payload, &msg) == GS_OK);
+  free(payload);
 }
 
 /* Item 9: a FIFO is refused at once, not waited on. */
@@ -356,13 +422,19 @@ static void test_clash(void) {
 int main(void) {
   GS_EXPECT(mkdtemp(dir) != NULL);
   pos = malloc(part), vel = malloc(part), acc = malloc(part);
-  for (size_t i = 0; i < part; i++) pos[i] = (char)i, vel[i] = (char)(3 * i), acc[i] = (char)(7 * i + 1);
+  /* Finite floats (a restart refuses NaN and infinity), masses (each body's fourth) >= 0. */
+  for (size_t i = 0; i < part / sizeof(float); i++) {
+    ((float *)pos)[i] = 0.25f * (float)i;
+    ((float *)vel)[i] = -0.5f * (float)i;
+    ((float *)acc)[i] = 1e-3f * (float)i + 1;
+  }
   test_round_trip();
   test_newer_replaces();
   test_crash_mid_write();
   test_damaged();
   test_not_a_checkpoint();
   test_header_fields();
+  test_forged_values();
   test_fifo();
   test_orphan();
   test_clean_temporaries();

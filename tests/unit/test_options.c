@@ -4,7 +4,9 @@
 
 #include "gs_backend.h"
 #include "gs_info.h"
+#include "gs_kernel_list.h"
 #include "gs_matmul.h"
+#include "gs_matmul_options.h"
 #include "gs_nbody.h"
 #include "gs_nbody_options.h"
 #include "gs_options.h"
@@ -32,8 +34,8 @@ static const struct gs_workload toy = {
     .name = "toy", .summary = "a test workload", .opts = toy_table, .opts_size = sizeof(struct toy_opts),
     .defaults = toy_defaults, .main = toy_main};
 
-static const struct gs_workload *const table[] = {&gs_info_workload, &gs_reduce_workload, &gs_nbody_workload, &toy,
-                                                  NULL};
+static const struct gs_workload *const table[] = {
+    &gs_info_workload, &gs_reduce_workload, &gs_nbody_workload, &gs_matmul_workload, &toy, NULL};
 static const struct gs_reduce_opts *R(const struct gs_options *o) { return gs_options_workload(o); }
 static const struct gs_nbody_opts *B(const struct gs_options *o) { return gs_options_workload(o); }
 
@@ -162,6 +164,97 @@ static void test_combinations(void) {
   GS_EXPECT(fails_with("reduce --kernel global", "'global' is not a kernel"));
 }
 
+/* Issue 30, item 11: messages that say what is wrong, and keywords in any case. */
+static void test_messages(void) {
+  static struct gs_options o;
+  struct gs_msg msg;
+  /* A kernel given twice is named as such, not as one the backend lacks. */
+  GS_EXPECT(fails_with("nbody --kernel omp,omp", "--kernel omp,omp: 'omp' is given twice"));
+  GS_EXPECT(
+      fails_with("nbody --kernel 1,global", "--kernel 1,global: '1' and 'global' are the same kernel, given twice"));
+  GS_EXPECT(fails_with("reduce --kernel vec,VEC", "--kernel vec,VEC: 'VEC' is given twice"));
+  GS_EXPECT(fails_with("reduce --kernel all,vec", "--kernel all,vec: 'all' is every kernel: give it alone"));
+  /* An option before its subcommand: said so, and the hint is a command that exists. */
+  GS_EXPECT(
+      fails_with("--n 5 nbody", "--n is an option of nbody: give it after the subcommand (gpusim nbody --n ...)"));
+  GS_EXPECT(fails_with("--steps 5 reduce", "unknown option '--steps' for reduce (try 'gpusim reduce --help')"));
+  GS_EXPECT(fails_with(
+      "--n 5", "unknown option '--n': it is a subcommand's option, given after the subcommand (try 'gpusim --help')"));
+  GS_EXPECT(fails_with("--frobnicate 5", "unknown option '--frobnicate' (try 'gpusim --help')"));
+  GS_EXPECT(parse("--n 5 nbody", &o, &msg) == GS_USAGE && !strstr(msg.text, "  "));
+  /* --force-tol takes what its defaults take (1 at theta 1, 2 above), any X > 0. */
+  GS_EXPECT(parse("nbody --solver tree --theta 1.2 --force-tol 2", &o, &msg) == GS_OK && B(&o)->force_tol == 2);
+  GS_EXPECT(parse("nbody --solver tree --force-tol 1", &o, &msg) == GS_OK);
+  GS_EXPECT(fails_with("nbody --solver tree --force-tol 0", "--force-tol: must be > 0"));
+  /* A denormal is a number like any other; past the largest double is out of range. */
+  GS_EXPECT(parse("nbody --dt 1e-310", &o, &msg) == GS_OK && B(&o)->dt == 1e-310);
+  GS_EXPECT(fails_with("nbody --dt 1e999", "--dt: '1e999' is out of range"));
+  GS_EXPECT(fails_with("nbody --dt 1e-400", "--dt: must be > 0"));
+  /* --walltime: decimal HH:MM:SS only, not whatever else strtod reads. */
+  GS_EXPECT(gs_options_parse_hms("1:02:03.5") == 3723.5 && gs_options_parse_hms("90") == 90);
+  GS_EXPECT(gs_options_parse_hms("0x10") == -1 && gs_options_parse_hms("1e999") == -1 &&
+            gs_options_parse_hms("1.5.3") == -1);
+  GS_EXPECT(fails_with("nbody --walltime 1e3", "--walltime: '1e3' is not HH:MM:SS"));
+}
+
+/* Every keyword in any case, stored in its own spelling: choices, kernel names, --ic presets,
+ * --gpu-bind's words, --grid auto; a file name as given. */
+static void test_keyword_case(void) {
+  static struct gs_options o;
+  struct gs_msg msg;
+  GS_EXPECT(parse("nbody --solver TREE --opening Relative --overlap OFF --ic Disk", &o, &msg) == GS_OK);
+  GS_EXPECT(B(&o)->solver == GS_NBODY_TREE && B(&o)->opening == 1 && B(&o)->overlap == 0 &&
+            strcmp(B(&o)->ic, "disk") == 0);
+  GS_EXPECT(parse("--backend CPU reduce --op MAX --source Host --kernel OMP,Vec --gpu-bind NONE", &o, &msg) == GS_OK);
+  GS_EXPECT(o.common.backend == GS_BACKEND_CPU && R(&o)->op == GS_OP_MAX && R(&o)->source == GS_SOURCE_HOST);
+  GS_EXPECT(strcmp(R(&o)->kernels, "omp,vec") == 0 && strcmp(o.common.gpu_bind, "none") == 0);
+  GS_EXPECT(parse("nbody --kernel ALL --ic ./Plummer.txt", &o, &msg) == GS_OK);
+  GS_EXPECT(strcmp(B(&o)->kernels, "all") == 0 && strcmp(B(&o)->ic, "./Plummer.txt") == 0);
+  GS_EXPECT(parse("matmul --ic RANDOM --type DOUBLE --grid AUTO --exchange HOST", &o, &msg) == GS_OK);
+  const struct gs_matmul_opts *m = gs_options_workload(&o);
+  GS_EXPECT(m->ic == GS_MATMUL_IC_RANDOM && m->type == GS_MATMUL_DOUBLE && strcmp(m->grid, "auto") == 0);
+  GS_EXPECT(fails_with("nbody --solver trees", "--solver: 'trees' is not one of direct|tree"));
+}
+
+/* A restart without --solver takes the checkpoint's: the tree's options wait for it, then are
+ * checked against what the checkpoint says (gs_nbody_options_adopted). */
+static void test_restart_solver(void) {
+  static struct gs_options o;
+  struct gs_msg msg;
+  GS_EXPECT(parse("nbody --restart ck --theta 0.7", &o, &msg) == GS_OK);
+  struct gs_nbody_opts b = *B(&o); /* as gs_nbody_io_adopt leaves it: a direct checkpoint */
+  b.solver = GS_NBODY_DIRECT;
+  GS_EXPECT(gs_nbody_options_adopted(&o, &b, 0, &msg) == GS_USAGE &&
+            strstr(msg.text, "--theta is an option of the tree, and the checkpoint was written by --solver direct"));
+  b.solver = GS_NBODY_TREE; /* a tree checkpoint */
+  GS_EXPECT(gs_nbody_options_adopted(&o, &b, 1, &msg) == GS_OK);
+  GS_EXPECT(parse("nbody --restart ck --alpha 0.01", &o, &msg) == GS_OK);
+  b = *B(&o);
+  b.solver = GS_NBODY_TREE, b.opening = 0;
+  GS_EXPECT(gs_nbody_options_adopted(&o, &b, 1, &msg) == GS_USAGE &&
+            strstr(msg.text, "it needs --opening relative (the checkpoint's test is geometric)"));
+  b.opening = 1;
+  GS_EXPECT(gs_nbody_options_adopted(&o, &b, 1, &msg) == GS_OK);
+  GS_EXPECT(fails_with("nbody --restart ck --solver direct --theta 0.7",
+                       "--theta is an option of the tree: it needs --solver tree"));
+  GS_EXPECT(fails_with("nbody --restart ck --theta 2", "--theta: must be > 0 and <= 1.5"));
+  GS_EXPECT(fails_with("nbody --theta 0.7", "--theta is an option of the tree: it needs --solver tree"));
+}
+
+/* Where ladder holds a kernel that another entry names too, the backend's list says so. */
+static void test_kernel_select(void) {
+  static const char *const known[] = {"global", "rsqrt", "omp", NULL};
+  static const struct gs_kernel kernels[] = {
+      {"global", "", 0, GS_KERNEL_LADDER}, {"rsqrt", "", 1, GS_KERNEL_LADDER}, {"omp", "", 2, 0}};
+  struct gs_msg msg;
+  unsigned mask;
+  GS_EXPECT(gs_kernel_list_select("ladder,omp", known, 2, kernels, 3, "test", &mask, &msg) == GS_OK && mask == 7);
+  GS_EXPECT(gs_kernel_list_select("ladder,2", known, 2, kernels, 3, "test", &mask, &msg) == GS_USAGE &&
+            strstr(msg.text, "--kernel ladder,2: rsqrt is given twice (ladder holds it on the test backend)"));
+  GS_EXPECT(gs_kernel_list_select("global,ladder", known, 2, kernels, 3, "test", &mask, &msg) == GS_USAGE &&
+            strstr(msg.text, "global is given twice"));
+}
+
 /* The table is all the parser knows: a workload it was never told about parses, gets its
  * defaults and its own options only, and --help lists it. */
 static void test_table(void) {
@@ -215,5 +308,9 @@ int main(void) {
   test_combinations();
   test_table();
   test_kernel_names();
+  test_messages();
+  test_keyword_case();
+  test_restart_solver();
+  test_kernel_select();
   GS_TEST_DONE();
 }
