@@ -4,8 +4,8 @@
  * the failure record and the agreement between ranks, is gs_io_job.c.
  *
  * One write, whatever the format:
- *   1. every rank checks the slices (contiguous, ordered by rank, summing to n_total) and rank 0
- *      makes DIR (and its parents) if missing;
+ *   1. every rank checks the slices (contiguous, ordered by rank, summing to n_total), rank 0
+ *      makes DIR (and its parents) if missing, and the ranks reduce the extent for the header;
  *   2. rank 0 checks and reserves the file's space (gs_io_job_reserve says why), then the data
  *      goes to DIR/.snapshot_NNN.EXT.tmp:
  *      - parallel HDF5: the file is opened with the MPI-IO driver on comm, every rank writes its
@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,26 @@ const char *gs_io_format(void) {
 #endif
 }
 
-/* Names, slice checks, DIR, chunking. Collective; returns the agreed status. */
+/* The extent of the snapshot, the same on every rank: the box that holds every body, for readers
+ * that need one (yt takes a box, and drops what lies outside it). One MPI_Allreduce that every rank
+ * makes, a rank without bodies too (its +inf, -inf change nothing); the maxima go as minima of
+ * their negatives. A NaN coordinate fails every comparison and so is left out. */
+static void gs_io_extent(struct gs_io_job *j) {
+  const struct gs_snapshot *s = j->s;
+  double mine[6], all[6];
+  for (int c = 0; c < 3; c++) mine[c] = mine[3 + c] = INFINITY;
+  for (uint64_t i = 0; s->pos && i < s->count; i++)
+    for (int c = 0; c < 3; c++) {
+      double x = s->pos[3 * i + c];
+      if (x < mine[c]) mine[c] = x;
+      if (-x < mine[3 + c]) mine[3 + c] = -x;
+    }
+  int rc = MPI_Allreduce(mine, all, 6, MPI_DOUBLE, MPI_MIN, j->comm);
+  if (rc != MPI_SUCCESS) gs_io_job_mpi_fail(j, "MPI_Allreduce (the extent)", rc);
+  for (int c = 0; c < 3; c++) j->lo[c] = all[c], j->hi[c] = -all[3 + c];
+}
+
+/* Names, slice checks, DIR, chunking, extent. Collective; returns the agreed status. */
 static int gs_io_setup(struct gs_io_job *j, const char *dir, int index, const char *ext) {
   const struct gs_snapshot *s = j->s;
   j->dir = dir;
@@ -108,6 +128,7 @@ static int gs_io_setup(struct gs_io_job *j, const char *dir, int index, const ch
   uint64_t calls = (s->count + j->rows - 1) / j->rows;
   if ((rc = MPI_Allreduce(&calls, &j->calls, 1, MPI_UINT64_T, MPI_MAX, j->comm)) != MPI_SUCCESS)
     gs_io_job_mpi_fail(j, "MPI_Allreduce (calls per array)", rc);
+  gs_io_extent(j);
   j->buf = malloc((size_t)j->rows * 24);
   if (!j->buf) gs_io_job_fail(j, "out of memory for a %" PRIu64 "-row buffer", j->rows);
   return gs_io_job_agree(j);

@@ -130,6 +130,8 @@ static void gs_h5_header(struct gs_io_job *j, hid_t file) {
     gs_h5_f64(j, h, "G", s->G);
     gs_h5_f64(j, h, "eps", s->eps);
     gs_h5_attr(j, h, "ic", -1, -1, 0, s->ic ? s->ic : "");
+    gs_h5_attr(j, h, "extent_min", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, j->lo);
+    gs_h5_attr(j, h, "extent_max", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, j->hi);
     H5Gclose(h);
   }
   gs_h5_units_params(j, file);

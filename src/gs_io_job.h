@@ -35,6 +35,8 @@ struct gs_io_job {
   char path[GS_IO_PATH];   /* DIR/snapshot_NNN.EXT */
   char tmp[GS_IO_PATH];    /* DIR/.snapshot_NNN.EXT.tmp */
   const char *dir;         /* DIR */
+  double lo[3], hi[3];     /* the extent: least and greatest x, y, z over every rank's bodies
+                            * (+inf and -inf without any; NaN coordinates left out) */
 };
 
 /* Record a local failure; the first one is the one reported. */

@@ -109,6 +109,8 @@ void gs_io_raw_write_sidecar(struct gs_io_job *j, const char *dir, int index) {
   gs_json_num(t, sizeof t, s->time);
   gs_json_num(g, sizeof g, s->G);
   gs_json_num(e, sizeof e, s->eps);
+  char ext[6][32]; /* extent_min x y z, extent_max x y z */
+  for (int c = 0; c < 3; c++) gs_json_num(ext[c], sizeof ext[c], j->lo[c]), gs_json_num(ext[3 + c], sizeof ext[c], j->hi[c]);
   uint64_t n = s->n_total, off[4];
   gs_raw_offsets(n, off);
   char json[8192];
@@ -117,12 +119,14 @@ void gs_io_raw_write_sidecar(struct gs_io_job *j, const char *dir, int index) {
       "  \"gpusim_version\": \"%s\",\n  \"file\": \"%s\",\n  \"byte_order\": \"little\",\n"
       "  \"header_bytes\": %u,\n  \"file_bytes\": %" PRIu64 ",\n  \"n_total\": %" PRIu64 ",\n"
       "  \"time\": %s,\n  \"step\": %ld,\n  \"G\": %s,\n  \"eps\": %s,\n  \"ic\": \"%s\",\n"
-      "  \"units\": \"N-body (Henon) units, G = %s\",\n  \"arrays\": {\n"
+      "  \"units\": \"N-body (Henon) units, G = %s\",\n"
+      "  \"extent_min\": [%s, %s, %s],\n  \"extent_max\": [%s, %s, %s],\n  \"arrays\": {\n"
       "    \"Coordinates\": {\"dtype\": \"<f8\", \"shape\": [%" PRIu64 ", 3], \"offset\": %" PRIu64 "},\n"
       "    \"Velocities\": {\"dtype\": \"<f8\", \"shape\": [%" PRIu64 ", 3], \"offset\": %" PRIu64 "},\n"
       "    \"Masses\": {\"dtype\": \"<f8\", \"shape\": [%" PRIu64 "], \"offset\": %" PRIu64 "},\n"
       "    \"ParticleIDs\": {\"dtype\": \"<u8\", \"shape\": [%" PRIu64 "], \"offset\": %" PRIu64 "}\n  }\n}\n",
-      PACKAGE_VERSION, j->name, GS_RAW_HEADER, off[3] + 8 * n, n, t, s->step, g, e, esc, g, n, off[0], n, off[1], n,
+      PACKAGE_VERSION, j->name, GS_RAW_HEADER, off[3] + 8 * n, n, t, s->step, g, e, esc, g, ext[0], ext[1], ext[2],
+      ext[3], ext[4], ext[5], n, off[0], n, off[1], n,
       off[2], n, off[3]);
   snprintf(path, sizeof path, "%s/snapshot_%03d.json", dir, index);
   if (len < 0 || (size_t)len >= sizeof json) gs_io_job_fail(j, "JSON sidecar too long");

@@ -101,12 +101,12 @@ int gs_matmul_setup_check(const struct gs_matmul_job *job, struct gs_msg *msg) {
      * sits beside it; pinned staging is small. */
     double need = gs_matmul_setup_device_bytes(job) + (host ? (double)job->mloc * job->nloc * job->esz : 0);
     if (host) need *= run->local_size;
-    if (run->dev.mem_bytes > 0 && need > run->dev.mem_bytes)
+    if (run->mem_bytes > 0 && need > run->mem_bytes)
       status = gs_error_msg(msg, "matmul %llu x %llu x %llu (%s): %.3g GB per rank does not fit in the %.3g GB of "
-                            "memory of rank %d's %s", (unsigned long long)job->o->m, (unsigned long long)job->o->n,
+                            "memory of rank %d's %s%s", (unsigned long long)job->o->m, (unsigned long long)job->o->n,
                             (unsigned long long)job->o->k, gs_matmul_options_type_name(job->o->type),
-                            need / (host ? run->local_size : 1) / 1e9, run->dev.mem_bytes / 1e9, run->rank,
-                            host ? "host (shared by the node's ranks)" : "GPU");
+                            need / (host ? run->local_size : 1) / 1e9, run->mem_bytes / 1e9, run->rank,
+                            host ? "host (shared by the node's ranks)" : "GPU", run->mem_note);
   }
   return gs_error_agree(MPI_COMM_WORLD, &run->where, status, msg);
 }

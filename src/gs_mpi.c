@@ -111,6 +111,27 @@ static int gs_mpi_bind(struct gs_run *run, int ndev, struct gs_msg *msg) {
   return gs_error_agree(MPI_COMM_WORLD, &run->where, status, msg);
 }
 
+/* GPUSIM_MEMORY_LIMIT=BYTES caps the memory that the workloads' size checks assume for a rank's
+ * device (the node's host memory on the CPU backend, shared by its ranks; one GPU's memory on
+ * CUDA), so that a test of the refusal, or a node shared with other jobs, does not depend on how
+ * much the machine has. It only ever lowers what the system reports. Read on every rank: a bad
+ * value is bad input (the lowest such rank's message). */
+static int gs_mpi_memory(struct gs_run *run, struct gs_msg *msg) {
+  const char *v = getenv("GPUSIM_MEMORY_LIMIT");
+  uint64_t limit = 0;
+  int rc = 0, status = GS_OK;
+  run->mem_bytes = run->dev.mem_bytes;
+  run->mem_note[0] = '\0';
+  if (v && *v && ((rc = gs_options_parse_u64(v, &limit)) != 0 || limit == 0))
+    status = gs_error_msg(msg, "GPUSIM_MEMORY_LIMIT=%.64s: %s; give bytes (examples: 16G, 2^34, 1.6e10) or unset it",
+                          v, rc == -2 ? "too large for 64 bits" : rc == -3 ? "negative" : rc ? "not a number" : "zero");
+  else if (v && *v && (run->mem_bytes <= 0 || (double)limit < run->mem_bytes)) {
+    run->mem_bytes = (double)limit;
+    snprintf(run->mem_note, sizeof run->mem_note, " (capped by GPUSIM_MEMORY_LIMIT=%.64s)", v);
+  }
+  return gs_error_agree(MPI_COMM_WORLD, &run->where, status, msg);
+}
+
 int gs_mpi_setup(const struct gs_options *opt, int launcher_size, struct gs_run *run, struct gs_msg *msg) {
   memset(run, 0, sizeof *run);
   run->opt = opt;
@@ -138,9 +159,12 @@ int gs_mpi_setup(const struct gs_options *opt, int launcher_size, struct gs_run 
   const char *why = NULL;
   int ndev = cuda ? cuda->device_count(&why) : 0;
   if (gs_mpi_choose_backend(run, ndev, why, msg) != GS_OK) return GS_USAGE;
-  if (run->be->caps & GS_CAP_DEVICES) return gs_mpi_bind(run, ndev, msg);
-  run->ctx = run->be->open(&run->where, -1, &run->dev);
-  return GS_OK;
+  if (run->be->caps & GS_CAP_DEVICES) {
+    if (gs_mpi_bind(run, ndev, msg) != GS_OK) return GS_USAGE;
+  } else {
+    run->ctx = run->be->open(&run->where, -1, &run->dev);
+  }
+  return gs_mpi_memory(run, msg);
 }
 
 void gs_mpi_teardown(struct gs_run *run) {

@@ -28,15 +28,19 @@ struct gs_run {
   gs_ctx *ctx;                 /* ... and its state on this rank */
   struct gs_device_info dev;   /* the device this rank computes on */
   char backend_note[160];      /* why that backend was chosen */
+  double mem_bytes;            /* what the size checks assume of dev's memory: dev.mem_bytes, or
+                                * GPUSIM_MEMORY_LIMIT where that is less (0: unknown, not checked) */
+  char mem_note[112];          /* " (capped by GPUSIM_MEMORY_LIMIT=...)" where that limit set mem_bytes, else "" */
 };
 
 /* Ranks the launcher meant to start, from its environment (SLURM, PMI, Open MPI), or 0 if it
  * says nothing. A job of size 1 where this is > 1 was started as singletons. */
 int gs_mpi_launcher_size(void);
 
-/* Set up run: communicators, backend, GPU binding. launcher_size is gs_mpi_launcher_size() read
- * before MPI_Init (an MPI library may set its own variables for a singleton). Collective.
- * Returns GS_OK, or GS_USAGE with the same msg on every rank (no GPU, shared GPU, singletons). */
+/* Set up run: communicators, backend, GPU binding, the memory the size checks assume. launcher_size
+ * is gs_mpi_launcher_size() read before MPI_Init (an MPI library may set its own variables for a
+ * singleton). Collective. Returns GS_OK, or GS_USAGE with the same msg on every rank (no GPU,
+ * shared GPU, singletons, a bad GPUSIM_MEMORY_LIMIT). */
 int gs_mpi_setup(const struct gs_options *opt, int launcher_size, struct gs_run *run, struct gs_msg *msg);
 
 /* Free what gs_mpi_setup made (closing the backend). */

@@ -57,13 +57,13 @@ int gs_nbody_setup_check_size(const struct gs_nbody_job *job, uint64_t n, struct
     struct gs_tree_args a = {.precision = job->prec, .n = n, .targets = GS_TREE_BY_ORDER, .i_count = npad};
     need += (double)run->be->tree->workspace(job->ctx, &a) + (double)npad * esz * (job->o->opening ? 2 : 1);
   }
-  if (status == GS_OK && run->dev.mem_bytes > 0 && need * (host ? run->local_size : 1) > run->dev.mem_bytes)
+  if (status == GS_OK && run->mem_bytes > 0 && need * (host ? run->local_size : 1) > run->mem_bytes)
     status = gs_error_msg(msg,
                           "%llu bodies: %.3g GB per rank (%s precision) does not fit in the %.3g GB of memory of "
-                          "rank %d's %s%s",
-                          (unsigned long long)n, need / 1e9, job->prec ? "double" : "single", run->dev.mem_bytes / 1e9,
+                          "rank %d's %s%s%s",
+                          (unsigned long long)n, need / 1e9, job->prec ? "double" : "single", run->mem_bytes / 1e9,
                           run->rank, host ? "host" : "GPU",
-                          host && run->local_size > 1 ? ", shared by the node's ranks" : "");
+                          host && run->local_size > 1 ? ", shared by the node's ranks" : "", run->mem_note);
   return gs_error_agree(MPI_COMM_WORLD, &run->where, status, msg);
 }
 

@@ -297,6 +297,10 @@ void gs_options_help(FILE *f, const struct gs_workload *const *table, const stru
     fprintf(f, "  %-24s %s\n  %-24s %s\n", "--help", "this text, or a subcommand's: gpusim SUBCOMMAND --help",
             "--version", "version and build configuration");
     fprintf(f, "\nExit status: 0 ok, 1 a result failed verification or a runtime error, 2 bad input.\n");
+    fprintf(f, "\nEnvironment:\n  %-24s %s\n  %-24s %s\n", "GPUSIM_MEMORY_LIMIT=B",
+            "the most memory the size checks assume for a rank's device: the host's on the cpu backend (shared "
+            "by the node's ranks), one GPU's on cuda; bytes like 16G, 2^34, 1.6e10 (default: what the system reports)",
+            "GPUSIM_CUDA_AWARE_MPI=1", "(or 0) overrides the MPI library's answer to whether it takes device buffers");
     return;
   }
   fprintf(f, "Usage: mpirun -np N gpusim %s [OPTIONS]\n\n%s.\n", w->name, w->summary);

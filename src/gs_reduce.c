@@ -54,12 +54,12 @@ static int gs_reduce_check_sizes(const struct gs_reduce_job *job, struct gs_msg 
     int cpu = (run->be->caps & GS_CAP_HOST_MEMORY) != 0, copies = cpu ? (o->source == GS_SOURCE_HOST ? 3 : 2) : 1;
     double ceiling = cpu ? 2.0 * (64 << 20) : 2.0 * (512 << 20); /* the device-copy ceiling's buffers */
     double need = ((double)per_rank * esz * copies + ceiling) * (cpu ? run->local_size : 1);
-    if (run->dev.mem_bytes > 0 && need > run->dev.mem_bytes)
+    if (run->mem_bytes > 0 && need > run->mem_bytes)
       status = gs_error_msg(
-          msg, "%s %llu: %.3g GB of %s input per rank does not fit in the %.3g GB of memory of rank %d's %s%s",
+          msg, "%s %llu: %.3g GB of %s input per rank does not fit in the %.3g GB of memory of rank %d's %s%s%s",
           o->total ? "--total" : "--n", (unsigned long long)(o->total ? o->total : o->n), (double)per_rank * esz / 1e9,
-          tname, run->dev.mem_bytes / 1e9, run->rank, cpu ? "host" : "GPU",
-          cpu ? " (the CPU backend holds it 2 or 3 times, for each rank of the node)" : "");
+          tname, run->mem_bytes / 1e9, run->rank, cpu ? "host" : "GPU",
+          cpu ? " (the CPU backend holds it 2 or 3 times, for each rank of the node)" : "", run->mem_note);
   }
   return gs_error_agree(MPI_COMM_WORLD, &run->where, status, msg);
 }

@@ -1,5 +1,9 @@
 #!/bin/sh
-# Bad input on 4 ranks: exit status 2, exactly one "gpusim:" line (from rank 0), no hang.
+# Bad input on 4 ranks: exit status 2, exactly one "gpusim:" line (from rank 0), no hang. The
+# sizes that the memory check must refuse are checked under GPUSIM_MEMORY_LIMIT, so that they do
+# not depend on the machine (a 512 GB host takes 2^31 bodies and runs them for hours); then the
+# variable itself: a small run refused under a small limit by every workload, bad values, and the
+# same small run going on without it.
 . "$GS_TEST_LIB"
 GS_TIMEOUT=60
 tmp=$(mktemp -d)
@@ -46,6 +50,8 @@ expect "--n (elements per rank) and --total (over all ranks) contradict" reduce 
 expect "--kernel: 'omp,' has an empty entry" reduce --backend cpu --kernel omp,
 expect "--kernel: 'omp,' has an empty entry" nbody --backend cpu --kernel omp,
 # Sizes whose byte counts wrap 64 bits, or that cannot be allocated: one line, no crash, no hang.
+GPUSIM_MEMORY_LIMIT=4G
+export GPUSIM_MEMORY_LIMIT
 for np in 1 3; do
   expect "--n 4611686018427387904: 4611686018427387904 int elements per rank (4 bytes each): more than 2^63 bytes" \
     reduce --backend cpu --n 2^62
@@ -58,11 +64,33 @@ for np in 1 3; do
   expect "549755813888 bodies: more than the 274877906816 (2147483647 tiles of 128) that MPI's int counts allow" \
     nbody --backend cpu --n 2^39
   expect "2147483653 bodies: " nbody --backend cpu --n 2147483653
+  grep -qF "does not fit in the" "$tmp/err" || { cat "$tmp/err"; gs_fail "2147483653 bodies: not the memory check"; }
   expect "--n: 2^41 is out of range" nbody --backend cpu --n 2^41
   expect "(double precision) does not fit in the" nbody --backend cpu --n 2^30 --precision double
 done
 np=4
 expect "--n 4611686018427387904 on 4 ranks: more than 2^64 elements in all" reduce --backend cpu --n 2^62
+# GPUSIM_MEMORY_LIMIT: every workload's check takes it (64 KiB: less than any machine has).
+GPUSIM_MEMORY_LIMIT=64K
+expect "does not fit in the 6.55e-05 GB of memory of rank 0's host, shared by the node's ranks (capped by GPUSIM_MEMORY_LIMIT=64K)" \
+  nbody --backend cpu --n 1024
+expect "(capped by GPUSIM_MEMORY_LIMIT=64K)" reduce --backend cpu --n 1000
+expect "(capped by GPUSIM_MEMORY_LIMIT=64K)" matmul --backend cpu --n 64
+for v in abc 0 -5 2^64 '1 G' 64KB; do
+  GPUSIM_MEMORY_LIMIT=$v
+  expect "GPUSIM_MEMORY_LIMIT=$v: " nbody --backend cpu --n 1024
+done
+expect "GPUSIM_MEMORY_LIMIT=64KB: not a number" info --backend cpu
+# Unset or empty (what the system reports), or more than the machine has: the same run goes on.
+for v in unset '' 2^60; do
+  out=$(if [ "$v" = unset ]; then unset GPUSIM_MEMORY_LIMIT; else GPUSIM_MEMORY_LIMIT=$v; fi
+    gs_mpirun 4 nbody --backend cpu --n 1024 --steps 1 --iters 1 --progress off 2>&1)
+  rc=$?
+  [ $rc = 0 ] || { echo "$out"; gs_fail "GPUSIM_MEMORY_LIMIT ${v:-empty}: nbody --n 1024 exit $rc, want 0"; }
+  gs_verified "$out" "GPUSIM_MEMORY_LIMIT ${v:-empty}: nbody --n 1024"
+  echo "ok: GPUSIM_MEMORY_LIMIT ${v:-empty}: nbody --n 1024 runs"
+done
+unset GPUSIM_MEMORY_LIMIT
 [ "$(gs_gpus)" = 0 ] && check info --backend cuda
 
 # Started as N singletons (srun without PMI): detected and refused.

@@ -2,8 +2,9 @@
 # docs/gpusim.1 against the program's own --help, which the workload table drives: its SUBCOMMANDS
 # are the program's, its COMMON OPTIONS section lists exactly what `gpusim --help` lists, and for
 # every subcommand with options a section "NAME OPTIONS" lists exactly what `gpusim NAME --help`
-# lists; every option it mentions anywhere exists. A new workload or a new or renamed option
-# fails here until the man page has it.
+# lists; every option it mentions anywhere exists; its ENVIRONMENT names the GPUSIM_ variables
+# that `gpusim --help` lists. A new workload, a new or renamed option or variable fails here until
+# the man page has it.
 . "$GS_TEST_LIB"
 man="${GS_TEST_LIB%/*}/../docs/gpusim.1"
 [ -f "$man" ] || gs_hard "no man page at $man"
@@ -47,6 +48,11 @@ for sub in $subs; do
   extra=$(grep -vxFf "$tmp/common" "$tmp/sub")
   [ -z "$extra" ] || gs_fail "gpusim $sub --help has common options the man page lacks: $extra"
 done
+# The environment: the GPUSIM_ variables `gpusim --help` lists are those of the man page's ENVIRONMENT.
+"$GPUSIM" --help >"$tmp/help" 2>&1 || gs_fail "gpusim --help: exit status"
+help_env=$(awk '/^Environment:/ { on = 1; next } /^[A-Z]/ { on = 0 } on' "$tmp/help" | grep -oE 'GPUSIM_[A-Z0-9_]+' | sort -u)
+man_env=$(sed 's/\\-/-/g' "$man" | awk '/^\.SH/ { on = ($0 == ".SH ENVIRONMENT"); next } on' | grep -oE 'GPUSIM_[A-Z0-9_]+' | sort -u)
+same "environment" "$man_env" "$help_env"
 # Every option the man page mentions anywhere is one of the program's.
 help_items "" 'Common options' >>"$tmp/all"
 sort -u -o "$tmp/all" "$tmp/all"

@@ -2,12 +2,15 @@
 # snapshot_read.sh: snapshots written by gs_io under mpiexec -n 1, 2, 4 ($GS_SNAP_WRITER, built
 # from tests/gs_snap_writer.c), read back by readers that share no code with gs_io: h5dump and
 # h5py for HDF5, Python's struct and json for the raw format. Every value of every body, the
-# GADGET Header attributes and ParticleIDs are checked; also chunk boundaries (GS_IO_ROWS=7),
-# ranks without bodies, an empty snapshot, replacing a snapshot, and a failure that every rank
-# reports identically instead of hanging. The unit and Parameters attributes that make
+# GADGET Header attributes, the extent over all ranks and ParticleIDs are checked; also chunk
+# boundaries (GS_IO_ROWS=7), ranks without bodies, an empty snapshot, replacing a snapshot, and a
+# failure that every rank reports identically instead of hanging. The unit and Parameters attributes that make
 # non-cosmological readers see gpusim's units, and, where importable (python3, /usr/bin/python3 or
-# $GS_PYTHON), yt and pynbody loading the snapshot with those units (docs/snapshot-format.md);
-# gpusim nbody's snapshot names its --ic file. Skips (77) only when no independent reader exists.
+# $GS_PYTHON), yt and pynbody loading the snapshot with those units: yt through the recipe of
+# docs/snapshot-format.md itself, also on a gpusim nbody snapshot with bodies far out (x = 150,
+# y = -3000), every one of which all_data() must return. gpusim nbody's snapshot names its --ic
+# file. A reader missing here skips its part (a SKIP line says so); the test skips (77) only when
+# no independent reader exists at all.
 . "$GS_TEST_LIB"
 [ -x "${GS_SNAP_WRITER:-}" ] || gs_hard "GS_SNAP_WRITER is not set to the built tests/gs_snap_writer"
 [ -n "${MPIEXEC:-}" ] || gs_skip "no MPI launcher (mpiexec) found by configure"
@@ -38,6 +41,28 @@ function want(name, i, c) {
   if (name == "Masses") return (1 + i % 3) / 1024
   return i
 }'
+
+# want_extent N: the extent of the writer's N bodies as the header holds it, least x y z then
+# greatest x y z (inf and -inf without bodies).
+want_extent() {
+  awk -v n="$1" "$GS_AWK_EXPECT"' BEGIN {
+    for (c = 0; c < 3; c++) for (i = 0; i < n; i++) {
+      v = want("Coordinates", i, c)
+      if (i == 0 || v < lo[c]) lo[c] = v
+      if (i == 0 || v > hi[c]) hi[c] = v
+    }
+    for (k = 0; k < 6; k++) printf "%s%s", k ? " " : "", n == 0 ? (k < 3 ? "inf" : "-inf") : sprintf("%.17g", k < 3 ? lo[k] : hi[k - 3])
+    print ""
+  }'
+}
+# same_values A B: the same space-separated values, numbers compared as numbers (-0 is 0).
+same_values() {
+  awk -v a="$1" -v b="$2" "$GS_AWK_NUM"' BEGIN {
+    na = split(a, x, " "); nb = split(b, y, " ")
+    if (na != nb) exit 1
+    for (k = 1; k <= na; k++) if (x[k] != y[k] && !(num(x[k]) && num(y[k]) && x[k] + 0 == y[k] + 0)) exit 1
+  }'
+}
 
 # h5vals ARGS...: the values of one h5dump object (-d DATASET or -a ATTRIBUTE), one per line
 # (its first DATA block: a dataset's attributes follow its data).
@@ -95,6 +120,10 @@ eps 0.01
 ic "snaptest"
 EOF
   "$h5dump" -a /Units/UnitLength_in_cm "$f" >/dev/null || gs_fail "h5dump: no /Units/UnitLength_in_cm in $f"
+  # The extent: every body's least and greatest x, y, z, over all ranks.
+  got=$({ h5vals -a /Header/extent_min "$f" && h5vals -a /Header/extent_max "$f"; } | tr '\n' ' ' | sed 's/ $//')
+  want=$(want_extent "$n")
+  same_values "$got" "$want" || gs_fail "h5dump: $f /Header/extent_min, extent_max = '$got', want '$want'"
 }
 
 # check_h5py FILE N TIME
@@ -142,6 +171,11 @@ with h5py.File(path, "r") as f:
         d = f["PartType1/" + k]
         assert d.dtype == v.dtype and d.shape == v.shape, (k, d.dtype, d.shape, v.shape)
         assert np.array_equal(d[()], v), (k, d[()], v)
+    # The extent: least and greatest coordinates of all bodies; inf and -inf without any.
+    c = want["Coordinates"]
+    lo, hi = (c.min(axis=0), c.max(axis=0)) if n else (np.full(3, np.inf), np.full(3, -np.inf))
+    for k, v in (("extent_min", lo), ("extent_max", hi)):
+        assert h[k].dtype == np.float64 and h[k].shape == (3,) and np.array_equal(h[k], v), (k, h[k], v)
 print("h5py: %s: %d bodies OK" % (path, n))
 EOF
 }
@@ -161,6 +195,9 @@ assert len(data) == 128 + 64 * n == meta["file_bytes"], (len(data), meta["file_b
 assert (meta["magic"], meta["version"], meta["header_bytes"], meta["n_total"], meta["time"], meta["step"], meta["G"],
         meta["eps"], meta["ic"], meta["byte_order"]) == ("GSSNAP01", 1, 128, n, t, 42, 1.0, 0.01, "snaptest", "little"), meta
 assert meta["file"] == base.rsplit("/", 1)[1] + ".bin", meta["file"]
+coords = [(i + 0.5, -0.25 * i, 0.125 * (i % 7) - 1) for i in range(n)]
+want = ([min(p[c] for p in coords) for c in range(3)], [max(p[c] for p in coords) for c in range(3)]) if n else ([None] * 3,) * 2
+assert (meta["extent_min"], meta["extent_max"]) == want, (meta["extent_min"], meta["extent_max"], want)
 arrays = meta["arrays"]
 for name, off, dtype, shape in (("Coordinates", o_pos, "<f8", [n, 3]), ("Velocities", o_vel, "<f8", [n, 3]),
                                 ("Masses", o_mass, "<f8", [n]), ("ParticleIDs", o_ids, "<u8", [n])):
@@ -177,30 +214,51 @@ print("raw: %s: %d bodies OK" % (base, n))
 EOF
 }
 
-# check_yt FILE N TIME: yt loads it as GADGET HDF5 with the units of /Units (the lines of
-# docs/snapshot-format.md): the time, values in code units, G = 1 to the precision of yt's
-# constants, not cosmological, not periodic.
+# yt_recipe: the yt recipe of docs/snapshot-format.md as a user copies it, its file name replaced
+# by sys.argv[1].
+yt_recipe() {
+  awk '/^### Loading it in yt/ { on = 1 } on && /^```python$/ { code = 1; next } code && /^```$/ { exit }
+    code && /^fn = / { print "fn = sys.argv[1]"; next } code' "${GS_TEST_LIB%/*}/../docs/snapshot-format.md"
+}
+
+# check_yt FILE N TIME: the recipe loads FILE as GADGET HDF5 with the units of /Units and a box
+# from the header's extent, and closes what it opened; then the time, the values in code units,
+# G = 1 to the precision of yt's constants, not cosmological, not periodic, and all_data() holds
+# every body, however far out, with the file's coordinates and masses (read by h5py).
 check_yt() {
-  "$py_yt" - "$@" <<'EOF' || gs_fail "yt: $1"
-import sys
-import h5py, numpy as np, unyt, yt
-yt.set_log_level(40)
+  recipe=$(yt_recipe)
+  case $recipe in *'fn = sys.argv[1]'*'yt.load('*) ;;
+  *) gs_fail "no yt recipe (a python block with fn = ... then yt.load) after '### Loading it in yt' in docs/snapshot-format.md" ;;
+  esac
+  { echo "import sys"; echo "$recipe"; cat <<'EOF'
+# --- the test's checks, after the recipe (fn, ds, ad, x are the recipe's)
+import os
+import numpy as np, unyt
 path, n, t = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
-u = h5py.File(path, "r")["Units"].attrs
-ds = yt.load(path, unit_base={k: float(u[k]) for k in ("UnitLength_in_cm", "UnitMass_in_g", "UnitVelocity_in_cm_per_s")},
-             bounding_box=[[-100, 100]] * 3)
+if os.path.isdir("/proc/self/fd"):  # Linux: this process's open files
+    fds = [d for d in os.listdir("/proc/self/fd") if os.path.realpath("/proc/self/fd/" + d) == os.path.realpath(path)]
+    assert not fds, "the recipe left the file open (descriptors %s)" % fds
 assert type(ds).__name__ == "GadgetHDF5Dataset" and not ds.cosmological_simulation, type(ds)
 assert tuple(ds.periodicity) == (False, False, False), ds.periodicity
-assert abs(float(ds.current_time.to("s")) / (t * u["UnitTime_in_s"]) - 1) < 1e-12, ds.current_time.to("s")
+with h5py.File(path, "r") as f:
+    T = float(f["Units"].attrs["UnitTime_in_s"])
+    pos_f, m_f = f["PartType1/Coordinates"][()], f["PartType1/Masses"][()]
+assert abs(float(ds.current_time.to("s")) - t * T) <= 1e-12 * t * T, (ds.current_time.to("s"), t * T)
 G = float(unyt.G.to(ds.length_unit ** 3 / ds.mass_unit / ds.time_unit ** 2))
 assert abs(G - 1) < 1e-4, ("G in yt's code units", G)
-ad = ds.all_data()
-i = np.argsort(ad["PartType1", "ParticleIDs"].d)
-pos, m = ad["PartType1", "Coordinates"].to("code_length").d[i], ad["PartType1", "Masses"].to("code_mass").d[i]
-iu = np.arange(n, dtype=np.uint64)
-assert np.allclose(pos[:, 0], iu + 0.5, rtol=1e-12) and np.allclose(m, (1 + iu % 3) / 1024, rtol=1e-12), pos[:3]
-print("yt %s: %s: %d bodies, t = %s, G = %.6f OK" % (yt.__version__, path, n, ds.current_time, G))
+ids = ad["PartType1", "ParticleIDs"].d
+got = (len(ids), len(x), int(ds.particle_type_counts["PartType1"]))
+assert got == (n, n, n), ("all_data(), its coordinates and particle_type_counts; want", n, "got", got)
+i = np.argsort(ids)
+assert np.array_equal(ids[i], np.arange(n)), ids[i]
+pos, m = x.d[i], ad["PartType1", "Masses"].to("code_mass").d[i]
+atol = 1e-14 * np.abs(pos_f).max()
+assert np.allclose(pos, pos_f, rtol=1e-12, atol=atol) and np.allclose(m, m_f, rtol=1e-12, atol=0), (pos[:3], pos_f[:3])
+print("yt %s: %s: all %d bodies, within %s .. %s, t = %s, G = %.6f OK" % (yt.__version__, path, n,
+      pos_f.min(axis=0), pos_f.max(axis=0), ds.current_time, G))
 EOF
+  } >"$tmp/yt_check.py"
+  "$py_yt" "$tmp/yt_check.py" "$@" 2>"$tmp/yt_err" || { cat "$tmp/yt_err"; gs_fail "yt: the recipe of docs/snapshot-format.md on $1"; }
 }
 
 # check_pynbody FILE N TIME: pynbody loads it with no warning, in the units of /Units (no a, no h),
@@ -259,20 +317,49 @@ if [ -f "$f2" ]; then
   skip_why="not importable by ${GS_PYTHON:+$GS_PYTHON, }python3 or /usr/bin/python3"
   if [ -n "$py_yt" ]; then check_yt "$f2" 37 1.5 && readers=$((readers + 1)); else echo "SKIP (part): yt $skip_why"; fi
   if [ -n "$py_pynbody" ]; then check_pynbody "$f2" 37 1.5 && readers=$((readers + 1)); else echo "SKIP (part): pynbody $skip_why"; fi
+  # The yt recipe on gpusim nbody's snapshot of 200 bodies, two of them far out: x = 150 (body 0,
+  # on rank 0) and y = -3000 (body 199, on rank 1), well outside a box of +-100; all_data() must
+  # return every one.
+  if [ -n "$py_yt" ]; then
+    awk 'BEGIN { print "150 0 0 0 0 0 0.005"
+      for (i = 0; i < 198; i++) printf "%g %g %g 0 0 0 0.005\n", (i % 6) * 0.3 - 0.75, (int(i / 6) % 6) * 0.3 - 0.75, int(i / 36) * 0.3 - 0.75
+      print "0 -3000 0 0 0 0 0.005" }' >"$tmp/far.txt"
+    out=$(gs_mpirun 2 nbody --backend cpu --iters 1 --ic "$tmp/far.txt" --steps 1 --snapshot-every 1 --output "$tmp/far" \
+      --progress off 2>&1) || { echo "$out"; gs_fail "gpusim nbody --ic far.txt with snapshots"; }
+    check_yt "$tmp/far/snapshot_000.hdf5" 200 0 && readers=$((readers + 1))
+  fi
 fi
-# gpusim nbody's own snapshot names the --ic file it started from.
+# gpusim nbody's own snapshot names the --ic file it started from (read by whichever reader is
+# here: h5py or h5dump for HDF5, python3 for the JSON; with none, that part is skipped).
 printf '%s\n' '-0.5 0 0 0 -0.5 0 0.5' '0.5 0 0 0 0.5 0 0.5' >"$tmp/two bodies.txt"
 out=$(gs_mpirun 2 nbody --backend cpu --iters 1 --ic "$tmp/two bodies.txt" --steps 2 --snapshot-every 1 \
   --output "$tmp/run" --progress off 2>&1) || { echo "$out"; gs_fail "gpusim nbody --ic FILE with snapshots"; }
-if [ -f "$tmp/run/snapshot_001.hdf5" ] && [ -n "$py_h5py" ]; then
-  ic=$("$py_h5py" -c 'import h5py, sys; print(h5py.File(sys.argv[1], "r")["Header"].attrs["ic"].decode())' "$tmp/run/snapshot_001.hdf5")
-elif [ -f "$tmp/run/snapshot_001.json" ] && [ -n "$py_any" ]; then
-  ic=$("$py_any" -c 'import json, sys; print(json.load(open(sys.argv[1]))["ic"])' "$tmp/run/snapshot_001.json")
+ic_by=""
+if [ -f "$tmp/run/snapshot_001.hdf5" ]; then
+  if [ -n "$py_h5py" ]; then
+    ic_by=h5py
+    ic=$("$py_h5py" -c 'import h5py, sys
+with h5py.File(sys.argv[1], "r") as f: print(f["Header"].attrs["ic"].decode())' "$tmp/run/snapshot_001.hdf5")
+  elif [ -n "$h5dump" ]; then
+    ic_by=h5dump
+    ic=$("$h5dump" -y -w 0 -a /Header/ic "$tmp/run/snapshot_001.hdf5" |
+      awk '/^ *DATA \{/ { on = 1; next } on { sub(/^ *"/, ""); sub(/"$/, ""); print; exit }')
+  fi
+elif [ -f "$tmp/run/snapshot_001.json" ]; then
+  if [ -n "$py_any" ]; then
+    ic_by=json
+    ic=$("$py_any" -c 'import json, sys; print(json.load(open(sys.argv[1]))["ic"])' "$tmp/run/snapshot_001.json")
+  fi
 else
-  ic="(no snapshot_001 read)"
+  ls -la "$tmp/run"
+  gs_fail "gpusim nbody wrote no snapshot_001.hdf5 or snapshot_001.json"
 fi
-[ "$ic" = "$tmp/two bodies.txt" ] || gs_fail "snapshot ic attribute '$ic', want '$tmp/two bodies.txt'"
-echo "ok: the snapshot's ic is the file name"
+if [ -z "$ic_by" ]; then
+  echo "SKIP (part): the snapshot's ic attribute: no reader here for $(ls "$tmp/run" | grep '^snapshot_001\.' | tr '\n' ' ')"
+else
+  [ "$ic" = "$tmp/two bodies.txt" ] || gs_fail "snapshot ic attribute ($ic_by) '$ic', want '$tmp/two bodies.txt'"
+  echo "ok: the snapshot's ic is the file name ($ic_by)"
+fi
 # Ranks without bodies (3 bodies on 4 ranks), an empty snapshot, and replacing snapshot 1.
 write 4 "$tmp/few" 3 1 2.5 >/dev/null 2>&1 || gs_fail "np=4, N=3: writer exit status"
 check "$tmp/few" 1 3 2.5

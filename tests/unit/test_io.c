@@ -1,10 +1,10 @@
 /* Snapshots from one rank (gs_io.h), read back without gs_io: the HDF5 file with the HDF5 C API
  * (every Header attribute, its type, every dataset value) in HDF5 builds, the raw .bin with plain
- * C and the .json sidecar as text otherwise. Also: chunked writes (GS_IO_ROWS), an empty
- * snapshot, replacing a snapshot, a missing directory made on the way, JSON escaping, and the
- * failures (not a directory, an HDF5/MPI-IO open error, a rename that cannot happen, bad slices,
- * each MPI call failing) returning GS_FAILED with a message, no temporary left behind and nothing
- * printed by HDF5. */
+ * C and the .json sidecar as text otherwise (the extent in both). Also: chunked writes
+ * (GS_IO_ROWS), an empty snapshot, replacing a snapshot, a missing directory made on the way, JSON
+ * escaping, and the failures (not a directory, an HDF5/MPI-IO open error, a rename that cannot
+ * happen, bad slices, each MPI call failing) returning GS_FAILED with a message, no temporary left
+ * behind and nothing printed by HDF5. */
 #include <config.h>
 
 #include <dirent.h>
@@ -37,6 +37,13 @@ static double gs_val(int array, uint64_t i, int c) {
   case 1: return c == 0 ? 0.5 * di : c == 1 ? -3.0 : 1e-300 * di;
   default: return (di + 1) / 64;
   }
+}
+
+/* The extent the header must carry: least and greatest coordinates (+inf, -inf without bodies). */
+static void gs_extent(uint64_t n, double lo[3], double hi[3]) {
+  for (int c = 0; c < 3; c++) lo[c] = INFINITY, hi[c] = -INFINITY;
+  for (uint64_t i = 0; i < n; i++)
+    for (int c = 0; c < 3; c++) lo[c] = fmin(lo[c], gs_val(0, i, c)), hi[c] = fmax(hi[c], gs_val(0, i, c));
 }
 
 struct gs_bodies_buf {
@@ -149,6 +156,12 @@ static void gs_check(const char *dir, int index, uint64_t n, double time, const 
   GS_EXPECT(gs_attr(f, "/Header", "gpusim_version", -1, -1, 0, s) && strcmp(s, PACKAGE_VERSION) == 0);
   memset(s, 0, sizeof s);
   GS_EXPECT(gs_attr(f, "/Header", "ic", -1, -1, 0, s) && strcmp(s, ic) == 0);
+  double lo[3], hi[3], got[3] = {0, 0, 0};
+  gs_extent(n, lo, hi);
+  GS_EXPECT(gs_attr(f, "/Header", "extent_min", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, got));
+  GS_EXPECT(got[0] == lo[0] && got[1] == lo[1] && got[2] == lo[2]);
+  GS_EXPECT(gs_attr(f, "/Header", "extent_max", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, got));
+  GS_EXPECT(got[0] == hi[0] && got[1] == hi[1] && got[2] == hi[2]);
   /* Units: 1 kpc, 1e10 Msun and the velocity (and time) that make the run's G = 0.75 exact. */
   double L = gs_f64(f, "/Units", "UnitLength_in_cm"), M = gs_f64(f, "/Units", "UnitMass_in_g");
   double V = gs_f64(f, "/Units", "UnitVelocity_in_cm_per_s"), T = gs_f64(f, "/Units", "UnitTime_in_s");
@@ -231,6 +244,12 @@ static void gs_check(const char *dir, int index, uint64_t n, double time, const 
   GS_EXPECT(strstr(j, key));
   GS_EXPECT(strstr(j, "\"step\": 123456789012,") && strstr(j, "\"G\": 0.75,") && strstr(j, "\"eps\": 0.050000000000000003,"));
   GS_EXPECT(strstr(j, "\"byte_order\": \"little\"") && strstr(j, "\"gpusim_version\": \"" PACKAGE_VERSION "\""));
+  double lo[3], hi[3];
+  gs_extent(n, lo, hi);
+  if (n) snprintf(key, sizeof key, "\"extent_min\": [%.17g, %.17g, %.17g],\n  \"extent_max\": [%.17g, %.17g, %.17g],", lo[0],
+                  lo[1], lo[2], hi[0], hi[1], hi[2]);
+  else snprintf(key, sizeof key, "\"extent_min\": [null, null, null],\n  \"extent_max\": [null, null, null],");
+  GS_EXPECT(strstr(j, key));
   free(j);
 }
 #endif
@@ -377,6 +396,7 @@ static void gs_test_fail_mpi(const char *dir) {
       {"MPI_Allgather", 0, "MPI_Allgather (the slices) failed: MPI_ERR_OTHER"},
       {"MPI_Bcast", 0, "MPI_Bcast (rows per call) failed: MPI_ERR_OTHER"},
       {"MPI_Allreduce", 1, "MPI_Allreduce (calls per array) failed: MPI_ERR_OTHER"},
+      {"MPI_Allreduce", 2, "MPI_Allreduce (the extent) failed: MPI_ERR_OTHER"},
 #ifndef GS_HAVE_HDF5
       {"MPI_File_write_at_all", 2, "MPI_File_write_at_all failed: MPI_ERR_IO"},
 #endif
