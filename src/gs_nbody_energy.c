@@ -15,8 +15,10 @@ struct gs_diag gs_nbody_energy_measure(struct gs_nbody_job *job, int fresh) {
   gs_ctx *c = job->ctx;
   double local[8] = {0}, sums[8];
   void *acc = job->d_acc;
-  if (fresh && job->count > 0 && job->tree) {
-    gs_nbody_tree_scratch(job); /* the tree's own potential, d_acc keeps its bits */
+  if (fresh && job->tree) {
+    /* The tree's own potential (d_acc keeps its bits). Collective (build, walk, the forces'
+     * all-gather): every rank takes part, with bodies or none. */
+    gs_nbody_tree_scratch(job);
     acc = job->d_acc2;
   } else if (fresh && job->count > 0) {
     /* The potential off the energy schedule: a separate evaluation into scratch, so the forces
