@@ -55,7 +55,7 @@ static struct gs_tree_args gs_nbody_tree_args(const struct gs_nbody_job *job, in
                            .acc = job->d_tacc,
                            .aold = job->d_aold,
                            .potential = potential,
-                           .G = job->G,
+                           .G = job->corrupt ? -job->G : job->G, /* a planted fault: repulsion */
                            .eps2 = job->eps2,
                            .cut2 = job->cut2,
                            .opening = o->opening,
@@ -157,6 +157,7 @@ int gs_nbody_tree_forces(struct gs_nbody_job *job, void *acc, int potential, int
   int P = job->run->size, r = job->run->rank;
   struct gs_tree_args a = gs_nbody_tree_args(job, potential, first);
   a.counts = flags & GS_NBODY_TREE_COUNT ? job->d_counts : NULL;
+  if (flags & GS_NBODY_TREE_DIAG) a.opening = GS_TREE_GEOMETRIC, a.theta = GS_NBODY_TREE_DIAG_THETA;
   /* abandoned (the step is undone): no walk, but the build, the runs and the forces' all-gather
    * still happen, as every other rank, which may not have seen the signal yet, takes part in them
    * with the same runs */
@@ -196,12 +197,19 @@ void gs_nbody_tree_times(struct gs_nbody_job *job, double *build, double *walk) 
   *walk = be->event_seconds(job->ctx, job->ev[job->run->size > 1 ? 3 : 1], job->ev[2]);
 }
 
+int gs_nbody_tree_diag_own(const struct gs_nbody_job *job) {
+  return job->o->opening == GS_TREE_GEOMETRIC && job->o->theta == GS_NBODY_TREE_DIAG_THETA;
+}
+
 double gs_nbody_tree_step(struct gs_nbody_job *job, int potential, struct gs_step_times *st) {
   double exchange = gs_nbody_exchange_gather(job, job->d_pos);
   st->build = st->walk = 0;
-  if (gs_nbody_tree_forces(job, job->d_acc, potential, 0, GS_NBODY_TREE_KEEP))
+  /* the potential only where it is the diagnostics' (else they evaluate it themselves) */
+  if (gs_nbody_tree_forces(job, job->d_acc, potential && gs_nbody_tree_diag_own(job), 0, GS_NBODY_TREE_KEEP))
     gs_nbody_tree_times(job, &st->build, &st->walk);
   return exchange + job->tree_xs;
 }
 
-void gs_nbody_tree_scratch(struct gs_nbody_job *job) { gs_nbody_tree_forces(job, job->d_acc2, 1, 0, 0); }
+void gs_nbody_tree_scratch(struct gs_nbody_job *job) {
+  gs_nbody_tree_forces(job, job->d_acc2, 1, 0, GS_NBODY_TREE_DIAG);
+}
