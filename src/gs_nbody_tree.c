@@ -161,8 +161,10 @@ int gs_nbody_tree_forces(struct gs_nbody_job *job, void *acc, int potential, int
   /* abandoned (the step is undone): no walk, but the build, the runs and the forces' all-gather
    * still happen, as every other rank, which may not have seen the signal yet, takes part in them
    * with the same runs */
-  int go = !(a.stop && a.stop());
-  if (P > 1) gs_nbody_tree_balance(job);
+  int go = !(a.stop && a.stop()), diag = flags & GS_NBODY_TREE_DIAG;
+  /* the diagnostics' walk (another theta) neither moves the runs nor times them: the balance
+   * follows the simulation's walks (the same flags on every rank: collective or on none) */
+  if (P > 1 && !diag) gs_nbody_tree_balance(job);
   /* ev[0..3] are free here: the exchange uses ev[2P] and ev[2P + 1] only with P > 1 ranks. The
    * walk's time runs from ev[1], or with P > 1 from ev[3], after the host has read the runs. */
   be->event_record(c, job->ev[0], job->qc);
@@ -180,7 +182,7 @@ int gs_nbody_tree_forces(struct gs_nbody_job *job, void *acc, int potential, int
   be->event_record(c, job->ev[2], job->qc);
   if (P > 1) {
     be->event_sync(c, job->ev[2]); /* the all-gather's time is its own, not the walk's */
-    tp->walk = go ? be->event_seconds(c, job->ev[3], job->ev[2]) : 0;
+    if (!diag) tp->walk = go ? be->event_seconds(c, job->ev[3], job->ev[2]) : 0;
     struct gs_nbody_parts parts = {tp->body, tp->counts, tp->displs, tp->first, tp->bytes};
     job->tree_xs = gs_nbody_exchange_gatherv(job, job->d_tacc, &parts);
   }

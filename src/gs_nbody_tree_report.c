@@ -161,7 +161,8 @@ void gs_nbody_tree_report_restart(const struct gs_nbody_job *job, const struct g
            ck->theta, ck->opening ? "relative" : "geometric", ck->alpha, ck->leaf);
   else
     printf("# restart: the checkpoint was written by the %s solver, this run uses the %s one: the state agrees with "
-           "an uninterrupted run only within the tree's force error\n",
+           "an uninterrupted run only within the tree's force error, and |dE/E0| compares this run's potential with "
+           "an E0 of the other solver's (within the tree's potential error, docs/tree.md)\n",
            solver[ck->solver == 1], solver[job->tree]);
 }
 
