@@ -39,8 +39,9 @@ struct gs_ckpt_header {
   int32_t opening;        /* the tree's: enum gs_tree_opening */
   double theta, alpha;    /* the tree's (0 for direct) */
   int32_t leaf;           /* the tree's (0: the backend's choice) */
-  int32_t reserved;       /* 0 */
-  char pad[512 - 240];   /* room for later fields */
+  int32_t p0_set;         /* 1: p0 is the momentum at step 0 (0: a checkpoint written before it) */
+  double p0[3];           /* for the momentum drift |P - P0| after a restart */
+  char pad[512 - 264];   /* room for later fields */
 };
 
 /* FNV-1a 64 over len bytes, continuing from h (start with GS_FNV_OFFSET). */

@@ -15,8 +15,13 @@ struct gs_diag gs_nbody_energy_measure(struct gs_nbody_job *job, int fresh) {
   gs_ctx *c = job->ctx;
   double local[8] = {0}, sums[8];
   void *acc = job->d_acc;
-  if (fresh && job->count > 0 && job->tree) {
-    gs_nbody_tree_scratch(job); /* the tree's own potential, d_acc keeps its bits */
+  if (job->tree && (fresh || !gs_nbody_tree_diag_own(job))) {
+    /* The tree's potential always from its diagnostics' evaluation (gs_nbody_tree.h: geometric at
+     * a fixed theta, whatever --opening, --alpha and --theta), so E0 and every later E come from
+     * one criterion and |dE/E0| does not move when the run's test changes (the relative test's
+     * first evaluation is geometric). d_acc keeps its bits. Collective (build, walk, the forces'
+     * all-gather): every rank takes part, with bodies or none. */
+    gs_nbody_tree_scratch(job);
     acc = job->d_acc2;
   } else if (fresh && job->count > 0) {
     /* The potential off the energy schedule: a separate evaluation into scratch, so the forces
@@ -77,6 +82,7 @@ void gs_nbody_energy_print(struct gs_nbody_job *job, long step, const struct gs_
   fflush(stdout);
   job->de_last = de;
   job->de_step = step;
+  job->dp_last = gs_nbody_energy_rel_dp(job, d);
   const double v[6] = {d->kinetic, d->potential, d->energy, de, p, c};
   gs_nbody_energy_rows(job, step, v);
 }
@@ -90,4 +96,18 @@ void gs_nbody_energy_header(struct gs_nbody_job *job, long step, const struct gs
 
 double gs_nbody_energy_rel_de(const struct gs_nbody_job *job, double energy) {
   return job->e0 == 0 ? -1 : fabs(energy - job->e0) / fabs(job->e0);
+}
+
+double gs_nbody_energy_rel_dp(const struct gs_nbody_job *job, const struct gs_diag *d) {
+  double dp2 = 0, scale2 = 2 * job->mass * d->kinetic;
+  for (int c = 0; c < 3; c++)
+    dp2 += (d->p[c] - job->p0[c]) * (d->p[c] - job->p0[c]);
+  return job->p0_set && scale2 > 0 ? sqrt(dp2 / scale2) : -1;
+}
+
+double gs_nbody_energy_mass(const struct gs_nbody_job *job) {
+  double m = 0;
+  for (uint64_t i = 0; i < job->n; i++)
+    m += job->prec ? ((const double *)job->h_pos)[4 * i + 3] : ((const float *)job->h_pos)[4 * i + 3];
+  return m;
 }

@@ -16,4 +16,13 @@ void gs_nbody_energy_header(struct gs_nbody_job *job, long step, const struct gs
 /* |E - E0| / |E0|, or -1 where it is undefined (E0 = 0: one body, no mass). */
 double gs_nbody_energy_rel_de(const struct gs_nbody_job *job, double energy);
 
+/* The momentum drift |P - P0| / sqrt(2 M K) (M the total mass, K the kinetic energy of d: the
+ * momentum scale of the bodies' motion, M v_rms), dimensionless; -1 where it is undefined (no P0,
+ * no mass or no motion). The direct sum keeps it at round-off (pairwise forces cancel); a tree's
+ * forces are not pairwise symmetric, so its momentum drifts (docs/tree.md). */
+double gs_nbody_energy_rel_dp(const struct gs_nbody_job *job, const struct gs_diag *d);
+
+/* The total mass, summed in index order from the host copy of the positions (h_pos). */
+double gs_nbody_energy_mass(const struct gs_nbody_job *job);
+
 #endif

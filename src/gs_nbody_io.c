@@ -63,6 +63,8 @@ static void gs_nbody_io_header(const struct gs_nbody_job *job, long step, struct
   h->eps2 = job->eps2;
   h->cut2 = job->cut2;
   h->e0 = job->e0;
+  if (job->p0_set && job->p0_step == 0)
+    h->p0_set = 1, memcpy(h->p0, job->p0, sizeof h->p0);
   h->seed = job->o->seed;
   snprintf(h->ic, sizeof h->ic, "%s", job->ic_name);
   if (job->tree)
@@ -238,6 +240,8 @@ void gs_nbody_io_adopt(struct gs_nbody_job *job, const struct gs_ckpt_header *h,
   job->cut2 = h->cut2;
   job->step0 = (long)h->step;
   job->e0 = h->e0;
+  job->p0_set = h->p0_set == 1;
+  if (job->p0_set) memcpy(job->p0, h->p0, sizeof job->p0);
   snprintf(job->ic_name, sizeof job->ic_name, "%s", h->ic);
   o->dt = h->dt;
   o->eps = h->eps;

@@ -64,6 +64,12 @@ struct gs_nbody_job {
   void *d_acc2;              /* scratch forces for diagnostics off the energy schedule */
   long step0;                /* steps done before this run (a restart's checkpoint step) */
   double e0;                 /* energy at step 0 */
+  double p0[3];              /* momentum at step p0_step (0, or a restart's from a checkpoint without it) */
+  long p0_step;
+  int p0_set;                /* p0 known (set at the start, or read from the checkpoint) */
+  double mass;               /* total mass (every rank, from the positions' masses) */
+  double dp_last;            /* |P - P0| / sqrt(2 M K) of the last diagnostics row (rank 0; -1: undefined) */
+  int corrupt;               /* GPUSIM_TEST_CORRUPT_RESULT=1: the tree walks with -G (a planted fault) */
   double de_last;            /* |dE/E0| of the last diagnostics row, at step de_step (rank 0) */
   long de_step;
   double t_start;            /* MPI_Wtime at the start of the run, for the wall-clock budget */

@@ -80,8 +80,9 @@ const struct gs_opt gs_nbody_options_table[] = {
      NULL},
     {"force-tol", GS_OPT_REAL, GS_B(force_tol), 0, 0, NULL, "X",
      "tree: the verification fails when the 99th percentile of |a - a_ref| / |a_ref| over up to 1024 bodies exceeds X, "
-     "X > 0 (default by theta: 0.01 up to 0.3, 0.05 up to 0.5, 0.3 up to 0.7, 1 up to 1.0, 2 above; with --opening "
-     "relative at least 4 alpha; 4x that for --ic disk's cutoff law)",
+     "X > 0 (default: none; above the usual accuracy by theta, 0.01 up to 0.3, 0.05 up to 0.5, 0.3 up to 0.7, 1 up to "
+     "1.0, 2 above, with --opening relative at least 4 alpha, 4x that for --ic disk's cutoff law, a warning; failed "
+     "above 10x that against the force scale: docs/tree.md)",
      NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL},
 };

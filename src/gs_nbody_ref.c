@@ -87,15 +87,18 @@ int gs_nbody_ref_sample_device(struct gs_nbody_job *job, const void *pos, uint64
   be->copy_h2d(c, d, h, 4 * sizeof *h * rows, job->qc);
   struct gs_nbody_force_args a = {.kernel = k->id, .precision = 1, .law = job->law, .pos = d, .i_first = job->n,
                                   .i_count = (uint64_t)local, .j_first = 0, .j_count = job->n, .acc = dacc,
-                                  .G = job->G, .eps2 = job->eps2, .cut2 = job->cut2};
+                                  .potential = 1, .G = job->G, .eps2 = job->eps2, .cut2 = job->cut2};
   a.ws_bytes = be->nbody->workspace(c, &a);
   a.ws = a.ws_bytes ? be->alloc_device(c, a.ws_bytes) : NULL;
   if (a.ws) be->zero_device(c, a.ws, a.ws_bytes, job->qc);
   be->nbody->forces(c, &a, job->qc);
   be->copy_d2h(c, out, dacc, 4 * sizeof *out * (size_t)local, job->qc);
   be->queue_sync(c, job->qc);
-  for (int s = 0; s < local; s++)
-    memcpy(*ref + 5 * s, out + 4 * s, 3 * sizeof *out); /* ref[5s + 3] (phi) and [5s + 4] stay 0 */
+  for (int s = 0; s < local; s++) {
+    memcpy(*ref + 5 * s, out + 4 * s, 4 * sizeof *out); /* ref[5s + 4] stays 0 */
+    /* the copy met its original at distance 0: under Plummer softening that added -G m_i / eps */
+    if (job->law == GS_LAW_PLUMMER) (*ref)[5 * s + 3] += job->G * h[4 * (*idx)[s] + 3] / sqrt(job->eps2);
+  }
   if (a.ws) be->free_device(c, a.ws);
   be->free_device(c, d), be->free_device(c, dacc);
   free(h), free(out);

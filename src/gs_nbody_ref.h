@@ -21,8 +21,9 @@ int gs_nbody_ref_sample(const struct gs_nbody_job *job, const void *pos, uint64_
 /* The backend's direct kernel for its own sums (GS_KERNEL_INTERNAL), or NULL if it names none. */
 const struct gs_kernel *gs_nbody_ref_kernel(const struct gs_backend *be);
 
-/* The same sample and layout, the accelerations summed by the backend's direct kernel for its own
- * sums (GS_KERNEL_INTERNAL) in double precision on its device, phi and the magnitude sum left 0.
+/* The same sample and layout, the accelerations and the potential summed by the backend's direct
+ * kernel for its own sums (GS_KERNEL_INTERNAL) in double precision on its device, the magnitude
+ * sum left 0.
  * Independent of the tree, and on a GPU some thousand times faster than the host sum: at 2^24
  * bodies the host took minutes a check with one core per rank (mpirun binds ranks to cores). */
 int gs_nbody_ref_sample_device(struct gs_nbody_job *job, const void *pos, uint64_t **idx, double **ref);

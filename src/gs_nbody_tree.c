@@ -55,7 +55,7 @@ static struct gs_tree_args gs_nbody_tree_args(const struct gs_nbody_job *job, in
                            .acc = job->d_tacc,
                            .aold = job->d_aold,
                            .potential = potential,
-                           .G = job->G,
+                           .G = job->corrupt ? -job->G : job->G, /* a planted fault: repulsion */
                            .eps2 = job->eps2,
                            .cut2 = job->cut2,
                            .opening = o->opening,
@@ -157,11 +157,14 @@ int gs_nbody_tree_forces(struct gs_nbody_job *job, void *acc, int potential, int
   int P = job->run->size, r = job->run->rank;
   struct gs_tree_args a = gs_nbody_tree_args(job, potential, first);
   a.counts = flags & GS_NBODY_TREE_COUNT ? job->d_counts : NULL;
+  if (flags & GS_NBODY_TREE_DIAG) a.opening = GS_TREE_GEOMETRIC, a.theta = GS_NBODY_TREE_DIAG_THETA;
   /* abandoned (the step is undone): no walk, but the build, the runs and the forces' all-gather
    * still happen, as every other rank, which may not have seen the signal yet, takes part in them
    * with the same runs */
-  int go = !(a.stop && a.stop());
-  if (P > 1) gs_nbody_tree_balance(job);
+  int go = !(a.stop && a.stop()), diag = flags & GS_NBODY_TREE_DIAG;
+  /* the diagnostics' walk (another theta) neither moves the runs nor times them: the balance
+   * follows the simulation's walks (the same flags on every rank: collective or on none) */
+  if (P > 1 && !diag) gs_nbody_tree_balance(job);
   /* ev[0..3] are free here: the exchange uses ev[2P] and ev[2P + 1] only with P > 1 ranks. The
    * walk's time runs from ev[1], or with P > 1 from ev[3], after the host has read the runs. */
   be->event_record(c, job->ev[0], job->qc);
@@ -179,7 +182,7 @@ int gs_nbody_tree_forces(struct gs_nbody_job *job, void *acc, int potential, int
   be->event_record(c, job->ev[2], job->qc);
   if (P > 1) {
     be->event_sync(c, job->ev[2]); /* the all-gather's time is its own, not the walk's */
-    tp->walk = go ? be->event_seconds(c, job->ev[3], job->ev[2]) : 0;
+    if (!diag) tp->walk = go ? be->event_seconds(c, job->ev[3], job->ev[2]) : 0;
     struct gs_nbody_parts parts = {tp->body, tp->counts, tp->displs, tp->first, tp->bytes};
     job->tree_xs = gs_nbody_exchange_gatherv(job, job->d_tacc, &parts);
   }
@@ -196,12 +199,19 @@ void gs_nbody_tree_times(struct gs_nbody_job *job, double *build, double *walk) 
   *walk = be->event_seconds(job->ctx, job->ev[job->run->size > 1 ? 3 : 1], job->ev[2]);
 }
 
+int gs_nbody_tree_diag_own(const struct gs_nbody_job *job) {
+  return job->o->opening == GS_TREE_GEOMETRIC && job->o->theta == GS_NBODY_TREE_DIAG_THETA;
+}
+
 double gs_nbody_tree_step(struct gs_nbody_job *job, int potential, struct gs_step_times *st) {
   double exchange = gs_nbody_exchange_gather(job, job->d_pos);
   st->build = st->walk = 0;
-  if (gs_nbody_tree_forces(job, job->d_acc, potential, 0, GS_NBODY_TREE_KEEP))
+  /* the potential only where it is the diagnostics' (else they evaluate it themselves) */
+  if (gs_nbody_tree_forces(job, job->d_acc, potential && gs_nbody_tree_diag_own(job), 0, GS_NBODY_TREE_KEEP))
     gs_nbody_tree_times(job, &st->build, &st->walk);
   return exchange + job->tree_xs;
 }
 
-void gs_nbody_tree_scratch(struct gs_nbody_job *job) { gs_nbody_tree_forces(job, job->d_acc2, 1, 0, 0); }
+void gs_nbody_tree_scratch(struct gs_nbody_job *job) {
+  gs_nbody_tree_forces(job, job->d_acc2, 1, 0, GS_NBODY_TREE_DIAG);
+}

@@ -15,6 +15,17 @@
 /* Flags of gs_nbody_tree_forces. */
 #define GS_NBODY_TREE_COUNT 1 /* add the walk's counters to job->d_counts */
 #define GS_NBODY_TREE_KEEP 2  /* the simulation's forces: the relative test's next a_old */
+#define GS_NBODY_TREE_DIAG 4  /* the diagnostics' evaluation: geometric at GS_NBODY_TREE_DIAG_THETA */
+
+/* The energy diagnostics' potential comes from a walk with the geometric test at this theta,
+ * whatever the run's --opening, --alpha and --theta (docs/tree.md, "Energy and momentum"): the
+ * same criterion for E0 and for every later E. 0.5 is the default --theta, so a default run's own
+ * evaluations are that walk and cost nothing more; its potential energy error is measured at the
+ * start and printed (about 1e-4 on a Plummer sphere). */
+#define GS_NBODY_TREE_DIAG_THETA 0.5
+
+/* Are the run's own evaluations the diagnostics' (geometric test at GS_NBODY_TREE_DIAG_THETA)? */
+int gs_nbody_tree_diag_own(const struct gs_nbody_job *job);
 
 /* The workspace, the counters and the forces' arrays, once before the first evaluation. */
 void gs_nbody_tree_alloc(struct gs_nbody_job *job);
@@ -40,8 +51,9 @@ void gs_nbody_tree_times(struct gs_nbody_job *job, double *build, double *walk);
  * walk times into st. */
 double gs_nbody_tree_step(struct gs_nbody_job *job, int potential, struct gs_step_times *st);
 
-/* Forces with the potential into the scratch d_acc2, for diagnostics off the energy schedule:
- * the relative test's a_old is left alone, so the simulation's forces keep their bits. */
+/* The diagnostics' evaluation (GS_NBODY_TREE_DIAG: forces and potential) into the scratch
+ * d_acc2: the relative test's a_old is left alone, so the simulation's forces keep their bits.
+ * Collective, as every evaluation: every rank calls it, with bodies or none. */
 void gs_nbody_tree_scratch(struct gs_nbody_job *job);
 
 #endif

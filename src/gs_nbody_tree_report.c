@@ -1,6 +1,13 @@
 /* gs_nbody_tree_report.c: --solver tree's header lines, accuracy, timing row and step statistics.
- * The error of a body is |a - a_ref| / |a_ref| (acceleration only), a_ref from the double CPU
- * direct sum of gs_nbody_ref.c; the verdict is on the 99th percentile of the sample. */
+ * The error of a body is |a - a_ref| / |a_ref| (acceleration only), a_ref from the double direct
+ * sum of gs_nbody_ref.c; the verdict is on the 99th percentile of the sample. The default
+ * tolerance is what the tree usually meets (smooth distributions at N >= 256, docs/tree.md):
+ * above it a run is "less accurate than usual", a warning. It FAILS where even the opening test
+ * cannot explain the error: the 99th percentile of |a - a_ref| / max(|a_ref|, phi_ref^2 / (G M))
+ * above 10x the usual tolerance (at most 1, at least the usual). That scale does not vanish
+ * where a body's pulls cancel (phi^2 / (G M) <= sum_j G m_j / r_j^2 by Cauchy-Schwarz, a sum free
+ * of cancellation), and 10x is about the worst error one accepted cell of a few point masses can
+ * make at that theta (docs/tree.md: 0.075 at 0.3, 0.49 at 0.5, 3.3 at 0.7). */
 #include "gs_nbody_tree_report.h"
 
 #include <math.h>
@@ -11,10 +18,17 @@
 #include "gs_nbody_ref.h"
 #include "gs_nbody_tree.h"
 
-/* Statistics of the sample's errors (rank 0). */
+/* Statistics of the sample's errors (rank 0): relative, and against the force scale (sp99, smax). */
 struct gs_tree_err {
   int count;
-  double rms, median, p99, max;
+  double rms, median, p99, max, sp99, smax;
+};
+
+/* This rank's sample bodies and their references (gs_nbody_ref_sample_device). */
+struct gs_tree_sample {
+  uint64_t *idx;
+  double *ref;
+  int n;
 };
 
 static int gs_nbody_tree_cmp(const void *a, const void *b) {
@@ -22,19 +36,23 @@ static int gs_nbody_tree_cmp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* This rank's sample errors of the forces acc (host copy of the slice) into err[]. */
-static void gs_nbody_tree_errors(const struct gs_nbody_job *job, const void *acc, const uint64_t *idx,
-                                 const double *ref, int nref, double *err) {
-  for (int s = 0; s < nref; s++) {
+/* This rank's sample errors of the forces acc (host copy of the slice) into err[] (relative) and
+ * err[nref..] (against the force scale max(|a_ref|, phi_ref^2 / (G M))). */
+static void gs_nbody_tree_errors(const struct gs_nbody_job *job, const void *acc, const struct gs_tree_sample *sm,
+                                 double *err) {
+  double gm = job->G * job->mass;
+  for (int s = 0; s < sm->n; s++) {
     double g[4], d2 = 0, r2 = 0;
-    const double *r = ref + 5 * s;
-    gs_nbody_ref_get(job, acc, idx[s] - job->first, g);
+    const double *r = sm->ref + 5 * s;
+    gs_nbody_ref_get(job, acc, sm->idx[s] - job->first, g);
     for (int c = 0; c < 3; c++)
       d2 += (g[c] - r[c]) * (g[c] - r[c]), r2 += r[c] * r[c];
     /* A body with no net force (one body, a symmetric spot): its error against the force scale. */
-    double scale = r2 > 0 ? sqrt(r2) : r[4] > 0 ? r[4] : 1;
+    double scale = r2 > 0 ? sqrt(r2) : r[4] > 0 ? r[4] : 1, wide = gm > 0 ? r[3] * r[3] / gm : 0;
     err[s] = sqrt(d2) / scale;
-    if (isnan(err[s])) err[s] = INFINITY; /* sorts last and fails */
+    err[sm->n + s] = sqrt(d2) / (wide > scale ? wide : scale);
+    for (int k = 0; k < 2; k++)
+      if (isnan(err[k * sm->n + s])) err[k * sm->n + s] = INFINITY; /* sorts last and fails */
   }
 }
 
@@ -66,33 +84,68 @@ static struct gs_tree_err gs_nbody_tree_gather(const struct gs_nbody_job *job, c
   return e;
 }
 
-/* The errors of the forces in acc (device, this slice) at the positions in h_pos. */
-static struct gs_tree_err gs_nbody_tree_check(struct gs_nbody_job *job, const void *acc) {
-  uint64_t *idx;
-  double *ref;
-  int nref = gs_nbody_ref_sample_device(job, job->h_pos, &idx, &ref);
-  void *h_acc = malloc((job->count ? job->count : 1) * job->esz);
-  double *err = malloc(sizeof *err * (size_t)(nref ? nref : 1));
-  if (!h_acc || !err) GS_DIE(&job->run->where, "malloc", "out of memory");
-  if (job->count) job->be->copy_d2h(job->ctx, h_acc, acc, job->count * job->esz, job->qc);
+/* This rank's host copy of its slice of acc (device), malloc'd. */
+static void *gs_nbody_tree_host(struct gs_nbody_job *job, const void *acc) {
+  void *h = malloc((job->count ? job->count : 1) * job->esz);
+  if (!h) GS_DIE(&job->run->where, "malloc", "out of memory");
+  if (job->count) job->be->copy_d2h(job->ctx, h, acc, job->count * job->esz, job->qc);
   job->be->queue_sync(job->ctx, job->qc);
-  gs_nbody_tree_errors(job, h_acc, idx, ref, nref, err);
-  struct gs_tree_err e = gs_nbody_tree_gather(job, err, nref);
-  free(idx), free(ref), free(h_acc), free(err);
+  return h;
+}
+
+/* The sample and its references at the current positions (copied into h_pos). */
+static struct gs_tree_sample gs_nbody_tree_sample(struct gs_nbody_job *job) {
+  struct gs_tree_sample sm;
+  job->be->copy_d2h(job->ctx, job->h_pos, job->d_pos, job->npad * job->esz, job->qc);
+  job->be->queue_sync(job->ctx, job->qc);
+  sm.n = gs_nbody_ref_sample_device(job, job->h_pos, &sm.idx, &sm.ref);
+  return sm;
+}
+
+/* The errors of the forces in acc (device, this slice) against the sample's references. */
+static struct gs_tree_err gs_nbody_tree_check(struct gs_nbody_job *job, const struct gs_tree_sample *sm,
+                                              const void *acc) {
+  void *h_acc = gs_nbody_tree_host(job, acc);
+  double *err = malloc(sizeof *err * 2 * (size_t)(sm->n ? sm->n : 1));
+  if (!err) GS_DIE(&job->run->where, "malloc", "out of memory");
+  gs_nbody_tree_errors(job, h_acc, sm, err);
+  struct gs_tree_err e = gs_nbody_tree_gather(job, err, sm->n), w = gs_nbody_tree_gather(job, err + sm->n, sm->n);
+  e.sp99 = w.p99, e.smax = w.max;
+  free(h_acc), free(err);
   return e;
 }
 
-/* Rank 0: one line of errors and the verdict; job->failed above tol (or no finite errors). */
+/* The default tolerance's failing limit: 10x what the tree usually meets, at most 1 (an error as
+ * large as the force), never below the usual tolerance itself (theta >= 1, where the usual error
+ * is already of the force's size). */
+static double gs_nbody_tree_hard(double tol) { return 10 * tol < 1 ? 10 * tol : tol > 1 ? tol : 1; }
+
+/* Rank 0: one line of errors and the verdict, 1 OK, 2 less accurate than usual (a warning, with
+ * a second line), 0 FAILED (job->failed set): above tol when --force-tol gave it, else above the
+ * hard limit against the force scale, or no finite errors. */
 static int gs_nbody_tree_verdict(struct gs_nbody_job *job, const char *when, const struct gs_tree_err *e,
                                  double tol) {
-  int ok = e->p99 <= tol && isfinite(e->max);
-  if (job->run->rank != 0) return ok;
-  if (!ok) job->failed = 1;
+  int given = job->o->force_tol > 0, finite = isfinite(e->max) && isfinite(e->smax);
+  double hard = gs_nbody_tree_hard(tol);
+  int v = !finite ? 0 : e->p99 <= tol ? 1 : given || e->sp99 > hard ? 0 : 2;
+  if (job->run->rank != 0) return v;
+  if (!v) job->failed = 1;
+  static const char *const word[] = {"FAILED", "OK", "LESS ACCURATE THAN USUAL"};
   printf("# tree check (%s): %d bodies, |a - a_ref| / |a_ref|: rms %.2e, median %.2e, 99th percentile %.2e, max "
          "%.2e (tolerance %.1e on the 99th percentile): %s\n",
-         when, e->count, e->rms, e->median, e->p99, e->max, tol, ok ? "OK" : "FAILED");
+         when, e->count, e->rms, e->median, e->p99, e->max, tol, word[v]);
+  if (finite && !given && e->p99 > tol && v)
+    printf("# tree check (%s): less accurate than usual, not a fault: against the force scale max(|a_ref|, phi_ref^2 / "
+           "(G M)) the 99th percentile is %.2e, within the %.1e that fails. The usual tolerance holds on smooth "
+           "distributions at N >= 256; few bodies per accepted cell (a small N, a few massive bodies among massless "
+           "ones) or cancelling forces give more (docs/tree.md)\n",
+           when, e->sp99, hard);
+  else if (finite && !given && e->p99 > tol)
+    printf("# tree check (%s): against the force scale max(|a_ref|, phi_ref^2 / (G M)) the 99th percentile is %.2e, "
+           "above the %.1e that fails: more than the opening test allows\n",
+           when, e->sp99, hard);
   fflush(stdout);
-  return ok;
+  return v;
 }
 
 void gs_nbody_tree_report_restart(const struct gs_nbody_job *job, const struct gs_ckpt_header *ck) {
@@ -108,7 +161,8 @@ void gs_nbody_tree_report_restart(const struct gs_nbody_job *job, const struct g
            ck->theta, ck->opening ? "relative" : "geometric", ck->alpha, ck->leaf);
   else
     printf("# restart: the checkpoint was written by the %s solver, this run uses the %s one: the state agrees with "
-           "an uninterrupted run only within the tree's force error\n",
+           "an uninterrupted run only within the tree's force error, and |dE/E0| compares this run's potential with "
+           "an E0 of the other solver's (within the tree's potential error, docs/tree.md)\n",
            solver[ck->solver == 1], solver[job->tree]);
 }
 
@@ -128,18 +182,46 @@ void gs_nbody_tree_report_header(const struct gs_nbody_job *job, double tol) {
   const struct gs_kernel *rk = gs_nbody_ref_kernel(job->be);
   const char *ref = rk ? rk->name : "none";
   printf("# check: tree forces of up to %d bodies against a double-precision direct sum (%s kernel '%s', not the tree) "
-         "at the start and at the end; error = |a - a_ref| / |a_ref|; FAILED when its 99th percentile exceeds %.1e\n",
-         GS_NBODY_REF_SAMPLE, job->be->name, ref, tol);
+         "at the start and at the end; error = |a - a_ref| / |a_ref|; ",
+         GS_NBODY_REF_SAMPLE, job->be->name, ref);
+  if (o->force_tol > 0)
+    printf("FAILED when its 99th percentile exceeds %.1e (--force-tol)\n", tol);
+  else
+    printf("usual tolerance %.1e on its 99th percentile (above it: less accurate than usual, a warning); FAILED when "
+           "the 99th percentile of |a - a_ref| / max(|a_ref|, phi_ref^2 / (G M)) exceeds %.1e\n",
+           tol, gs_nbody_tree_hard(tol));
   printf("# rates: interactions counted by the walk, %d flops per body-body and %d per body-cell (monopole + "
          "quadrupole); timing: %s, median\n",
          GS_NBODY_FLOPS, GS_NBODY_TREE_CELL_FLOPS, job->run->be->timing);
 }
 
-/* The sample's errors of the forces in acc (device, this slice) at the current positions. */
-static struct gs_tree_err gs_nbody_tree_measure(struct gs_nbody_job *job, const void *acc) {
-  /* The positions on the device are the current ones (one rank skips the exchange's staging). */
+/* The diagnostics' potential (gs_nbody_tree_scratch) against the sample's reference potentials:
+ * rank 0 prints how the energy lines' potential is made and its error now, the sampled bodies'
+ * |sum m (phi - phi_ref)| / |sum m phi_ref| (with N <= the sample, every body: the error of the
+ * potential energy itself). Collective. */
+static void gs_nbody_tree_potential(struct gs_nbody_job *job, const struct gs_tree_sample *sm) {
+  gs_nbody_tree_scratch(job);
+  /* the forces' all-gather staged through h_pos (--exchange host): the masses from d_pos again */
   job->be->copy_d2h(job->ctx, job->h_pos, job->d_pos, job->npad * job->esz, job->qc);
-  return gs_nbody_tree_check(job, acc);
+  void *h_acc = gs_nbody_tree_host(job, job->d_acc2);
+  double w[2] = {0, 0}, all[2];
+  for (int s = 0; s < sm->n; s++) {
+    double g[4], q[4];
+    gs_nbody_ref_get(job, h_acc, sm->idx[s] - job->first, g);
+    gs_nbody_ref_get(job, job->h_pos, sm->idx[s], q);
+    w[0] += q[3] * g[3], w[1] += q[3] * sm->ref[5 * s + 3];
+  }
+  free(h_acc);
+  GS_CHECK_MPI(&job->run->where, MPI_Reduce(w, all, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));
+  if (job->run->rank != 0) return;
+  char err[64] = "undefined (no potential: no mass)";
+  if (all[1] != 0) snprintf(err, sizeof err, "%.1e", fabs(all[0] - all[1]) / fabs(all[1]));
+  printf("# diagnostics: the energy lines' potential comes from a tree walk with the geometric test at theta = %g, "
+         "whatever --opening, --alpha and --theta: one criterion for E0 and every later E, so |dE/E0| is the "
+         "integration's drift plus the change of that walk's error (docs/tree.md); its error now, |sum m (phi - "
+         "phi_ref)| / |sum m phi_ref| over %s against the direct sum: %s\n",
+         GS_NBODY_TREE_DIAG_THETA, job->n <= GS_NBODY_REF_SAMPLE ? "every body" : "the sampled bodies", err);
+  fflush(stdout);
 }
 
 /* --iters timed evaluations into the scratch d_acc2 (the table's first one's forces their a_old):
@@ -175,12 +257,13 @@ static void gs_nbody_tree_counted(struct gs_nbody_job *job, double inter[2]) {
 
 /* Rank 0: the table's row and its result row. */
 static void gs_nbody_tree_row(struct gs_nbody_job *job, const struct gs_stats *slow, double build, double walk,
-                              const double inter[2], const struct gs_tree_err *e, int ok) {
+                              const double inter[2], const struct gs_tree_err *e, int v) {
+  const char *ok = v == 1 ? "OK" : v ? "WARNING" : "FAILED";
   double n = job->n ? (double)job->n : 1, t = slow->median;
   printf("%-8s %9s %9s %9s %10s %10s %9s %10s  %s\n", "solver", "build_ms", "walk_ms", "ms", "bb/body", "bc/body",
          "GFLOP/s", "p99_err", "check");
   printf("%-8s %9.3f %9.3f %9.3f %10.1f %10.1f %9.2f %10.2e  %s\n", "tree", build * 1e3, walk * 1e3, t * 1e3,
-         inter[0] / n, inter[1] / n, job->tree_flops / t / 1e9, e->p99, ok ? "OK" : "FAILED");
+         inter[0] / n, inter[1] / n, job->tree_flops / t / 1e9, e->p99, ok);
   struct gs_row row = {.workload = "nbody",
                        .kernel = "tree",
                        .rank = -1,
@@ -195,7 +278,7 @@ static void gs_nbody_tree_row(struct gs_nbody_job *job, const struct gs_stats *s
                        .efficiency = -1};
   char extra[160];
   snprintf(extra, sizeof extra, "phase=forces;solver=tree;theta=%g;opening=%s;build_s=%.4g;walk_s=%.4g;p99_err=%.3g;check=%s",
-           job->o->theta, job->o->opening ? "relative" : "geometric", build, walk, e->p99, ok ? "OK" : "FAILED");
+           job->o->theta, job->o->opening ? "relative" : "geometric", build, walk, e->p99, ok);
   gs_nbody_ladder_params(job, row.params, sizeof row.params, extra);
   gs_report_add(&job->rep, &row);
   fflush(stdout);
@@ -206,8 +289,11 @@ void gs_nbody_tree_report_table(struct gs_nbody_job *job, double tol) {
   gs_nbody_tree_forces(job, job->d_acc2, 0, 1, GS_NBODY_TREE_COUNT | GS_NBODY_TREE_KEEP); /* a_old of the timed ones */
   double inter[2], build, walk;
   gs_nbody_tree_counted(job, inter);
-  struct gs_tree_err e = gs_nbody_tree_measure(job, job->d_acc2);
+  struct gs_tree_sample sm = gs_nbody_tree_sample(job);
+  struct gs_tree_err e = gs_nbody_tree_check(job, &sm, job->d_acc2);
   int ok = gs_nbody_tree_verdict(job, "start", &e, tol);
+  gs_nbody_tree_potential(job, &sm);
+  free(sm.idx), free(sm.ref);
   struct gs_stats slow = gs_stats_slowest(&job->run->where, gs_nbody_tree_time(job, &build, &walk), NULL);
   if (job->run->rank == 0) gs_nbody_tree_row(job, &slow, build, walk, inter, &e, ok);
 }
@@ -215,7 +301,9 @@ void gs_nbody_tree_report_table(struct gs_nbody_job *job, double tol) {
 void gs_nbody_tree_report_final(struct gs_nbody_job *job, long step, double tol) {
   char when[48];
   snprintf(when, sizeof when, "end, step %ld", step);
-  struct gs_tree_err e = gs_nbody_tree_measure(job, job->d_acc);
+  struct gs_tree_sample sm = gs_nbody_tree_sample(job);
+  struct gs_tree_err e = gs_nbody_tree_check(job, &sm, job->d_acc);
+  free(sm.idx), free(sm.ref);
   gs_nbody_tree_verdict(job, when, &e, tol);
 }
 

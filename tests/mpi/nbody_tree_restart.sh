@@ -1,9 +1,10 @@
 #!/bin/sh
 # --solver tree loses nothing on the CPU backend: 10 steps + checkpoint + restart + 10 steps end in
 # exactly the state of 20 steps (the relative opening test's previous accelerations are the
-# checkpoint's); a plain --restart takes the checkpoint's solver and tree settings; other settings
-# are allowed with a note; a stop signal mid-run leaves a checkpoint of the last completed step
-# whose state is that of an uninterrupted run of as many steps, and which resumes.
+# checkpoint's) with the same momentum drift (P0 is the checkpoint's); a plain --restart takes the
+# checkpoint's solver and tree settings; other settings are allowed with a note; a stop signal
+# mid-run leaves a checkpoint of the last completed step whose state is that of an uninterrupted
+# run of as many steps, and which resumes.
 . "$GS_TEST_LIB"
 command -v pgrep >/dev/null || gs_skip "no pgrep to find the ranks"
 tmp=$(mktemp -d)
@@ -16,6 +17,7 @@ for variant in "--precision single" "--precision double --opening relative" "--i
   k=$((k + 1))
   out=$(gs_mpirun 2 nbody $common --solver tree $variant --steps 20) || { echo "$out"; gs_fail "$variant: 20 steps"; }
   whole=$(echo "$out" | hash_of)
+  momentum=$(echo "$out" | grep '^# momentum: |P - P0| ')
   out=$(gs_mpirun 2 nbody $common --solver tree $variant --steps 10 --checkpoint-every 10 --output "$tmp/c$k") ||
     { echo "$out"; gs_fail "$variant: 10 steps"; }
   out=$(gs_mpirun 2 nbody $common --steps 20 --restart "$tmp/c$k")
@@ -25,6 +27,9 @@ for variant in "--precision single" "--precision double --opening relative" "--i
   echo "$out" | grep -q 'only within the tree' && { echo "$out"; gs_fail "$variant: a note about other settings"; }
   resumed=$(echo "$out" | hash_of)
   [ -n "$whole" ] && [ "$whole" = "$resumed" ] || gs_fail "$variant: 20 steps give $whole, 10 + restart + 10 give $resumed"
+  # the checkpoint keeps P0: the momentum drift after the restart is the uninterrupted run's
+  [ -n "$momentum" ] && [ "$(echo "$out" | grep '^# momentum: ')" = "$momentum" ] ||
+    { echo "$out"; gs_fail "$variant: momentum after the restart, want '$momentum'"; }
   echo "ok: $variant: 10 + restart + 10 steps = 20 steps, state $whole"
 done
 # Other settings than the checkpoint's: allowed, with a note (and verified as any run).
