@@ -9,6 +9,8 @@
 #include "gs_error.h"
 #include "gs_options.h"
 
+struct gs_report;
+
 /* One rank's identity, gathered to rank 0 for `info` and the run header. */
 struct gs_rank_info {
   int rank, local_rank, local_size;
@@ -28,6 +30,8 @@ struct gs_run {
   gs_ctx *ctx;                 /* ... and its state on this rank */
   struct gs_device_info dev;   /* the device this rank computes on */
   char backend_note[160];      /* why that backend was chosen */
+  struct gs_report *sink;      /* in the main job (gs_mainjob.c): a workload's rows go here, not to
+                                  --csv/--json, and its header is not printed again (NULL: alone) */
 };
 
 /* Ranks the launcher meant to start, from its environment (SLURM, PMI, Open MPI), or 0 if it

@@ -243,6 +243,7 @@ static int gs_nbody_main(struct gs_run *run) {
     free(payload);
     return GS_USAGE;
   }
+  job.corrupt = gs_error_test_corrupt(job.tree ? "nbody-tree" : "nbody-direct"); /* job.tree: after the plan */
   gs_nbody_setup_decompose(&job);
   gs_report_init(&job.rep, run);
   struct gs_rank_info *all = run->rank == 0 ? calloc((size_t)run->size, sizeof *all) : NULL;
@@ -271,7 +272,7 @@ static int gs_nbody_main(struct gs_run *run) {
 
 const struct gs_workload gs_nbody_workload = {
     .name = "nbody",
-    .summary = "all-pairs gravitational N-body: force kernel ladder, leapfrog, all-gather overlapped with compute",
+    .summary = "gravitational N-body: all pairs (force kernel ladder) or a Barnes-Hut tree, leapfrog, exchange overlapped",
     .opts = gs_nbody_options_table,
     .opts_size = sizeof(struct gs_nbody_opts),
     .defaults = gs_nbody_options_defaults,

@@ -69,6 +69,7 @@ struct gs_nbody_job {
   double t_start;            /* MPI_Wtime at the start of the run, for the wall-clock budget */
   struct gs_report rep;
   int failed;
+  int corrupt;               /* test hook: plant wrong forces (gs_nbody_ref_corrupt) */
   void *d_pos0, *d_vel0, *d_acc0; /* the state at the start of the step, to undo an abandoned one */
   int (*stop)(void);         /* set while a step's forces may be abandoned (gs_signal_pending) */
   char ckpt_prev[64];        /* the checkpoint file this run wrote last ("" if none) */

@@ -76,6 +76,7 @@ static struct gs_tree_err gs_nbody_tree_check(struct gs_nbody_job *job, const vo
   if (!h_acc || !err) GS_DIE(&job->run->where, "malloc", "out of memory");
   if (job->count) job->be->copy_d2h(job->ctx, h_acc, acc, job->count * job->esz, job->qc);
   job->be->queue_sync(job->ctx, job->qc);
+  gs_nbody_ref_corrupt(job, h_acc, idx, nref);
   gs_nbody_tree_errors(job, h_acc, idx, ref, nref, err);
   struct gs_tree_err e = gs_nbody_tree_gather(job, err, nref);
   free(idx), free(ref), free(h_acc), free(err);
