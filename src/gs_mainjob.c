@@ -62,8 +62,9 @@ static uint64_t gs_mainjob_pow2_floor(double v) {
 static void gs_mainjob_sizes(const struct gs_run *run, uint64_t n[GS_MAINJOB_PARTS], char *basis, size_t size) {
   double mem = run->dev.mem_bytes > 0 ? run->dev.mem_bytes : 1e9;
   if (run->be->caps & GS_CAP_HOST_MEMORY) {
+    /* Up to 16 cores: a container may see more than its CPU quota lets it use. */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    double f = (cores < 2 ? 2 : cores > 64 ? 64 : cores) / 2.0; /* 1 on 2 cores */
+    double f = (cores < 2 ? 2 : cores > 16 ? 16 : cores) / 2.0; /* 1 on 2 cores */
     n[0] = gs_mainjob_pow2_floor((1 << 22) * f);
     if (n[0] > (1u << 26)) n[0] = 1u << 26;
     /* reduce holds its input twice plus 128 MiB (its copy ceiling) per rank, in the node's memory */

@@ -6,7 +6,6 @@
 # in one workload at a time (GPUSIM_TEST_CORRUPT_RESULT=PART) makes the bare run say FAILED for
 # that workload alone and exit 1.
 . "$GS_TEST_LIB"
-export OMP_NUM_THREADS=1 # one thread a rank, as the other CPU tests: 8 ranks' threads on 2 cores spin
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || gs_hard "cannot cd to $tmp"
