@@ -76,7 +76,7 @@ static void gs_mainjob_sizes(const struct gs_run *run, uint64_t n[GS_MAINJOB_PAR
   } else {
     double sm = run->dev.sm_count > 0 ? run->dev.sm_count : 1;
     n[0] = (uint64_t)1 << 28;
-    /* reduce holds its input once plus 1 GiB (its copy ceiling): a quarter of the GPU at most */
+    /* reduce holds its input once plus 1 GiB (its copy ceiling): half the GPU's memory at most */
     while (n[0] > 1024 && 4.0 * n[0] + 1073741824.0 > mem / 2) n[0] /= 2;
     n[1] = 16384 * (uint64_t)(16 * fmin(1, sqrt(sm / 132))); /* 2^18 on an H100's 132 SMs: N^2 */
     if (n[1] < 16384) n[1] = 16384;
