@@ -1,5 +1,6 @@
-/* gpusim.c: main. MPI start-up, the workload table, option parsing, dispatch and exit codes:
- * 0 ok, 1 failed verification or runtime error, 2 bad input (one line from rank 0). */
+/* gpusim.c: main. MPI start-up, the workload table, option parsing, dispatch (no subcommand: the
+ * main job, gs_mainjob.c) and exit codes: 0 ok, 1 failed verification or runtime error, 2 bad
+ * input (one line from rank 0). */
 #include <config.h>
 
 #include <mpi.h>
@@ -7,6 +8,7 @@
 
 #include "gs_error.h"
 #include "gs_info.h"
+#include "gs_mainjob.h"
 #include "gs_matmul.h"
 #include "gs_mpi.h"
 #include "gs_nbody.h"
@@ -56,5 +58,5 @@ int main(int argc, char **argv) {
     gs_error_report(rank, &msg);
     return gs_finish(&run, GS_USAGE);
   }
-  return gs_finish(&run, opt.wl->main(&run));
+  return gs_finish(&run, opt.wl ? opt.wl->main(&run) : gs_mainjob_run(&run, gs_workloads));
 }

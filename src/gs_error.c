@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -56,4 +57,9 @@ int gs_error_agree(MPI_Comm comm, const struct gs_where *w, int status, struct g
   if (first == size) return GS_OK;
   GS_CHECK_MPI(w, MPI_Bcast(msg->text, (int)sizeof msg->text, MPI_CHAR, first, comm));
   return GS_USAGE;
+}
+
+int gs_error_test_corrupt(const char *part) {
+  const char *v = getenv("GPUSIM_TEST_CORRUPT_RESULT");
+  return v && (strcmp(v, "1") == 0 || strcmp(v, part) == 0);
 }

@@ -56,4 +56,9 @@ _Noreturn void gs_error_mpi_die(const struct gs_where *w, const char *call, int 
  * GS_USAGE, or GS_OK when every rank is fine. Collective on comm. */
 int gs_error_agree(MPI_Comm comm, const struct gs_where *w, int status, struct gs_msg *msg);
 
+/* Test hook: should this run plant a wrong result in `part` (reduce, nbody-direct, nbody-tree,
+ * matmul), to prove that its check catches it? GPUSIM_TEST_CORRUPT_RESULT=1 plants one in every
+ * part, =PART in that one only (the main job runs them all: each must fail it on its own). */
+int gs_error_test_corrupt(const char *part);
+
 #endif

@@ -106,7 +106,7 @@ static int gs_matmul_main(struct gs_run *run) {
   job.esz = gs_dtype_size(job.t);
   job.mpi_t = job.t == GS_DTYPE_DOUBLE ? MPI_DOUBLE : MPI_FLOAT;
   job.ref = (struct gs_matmul_ref){.ic = job.o->ic, .seed = job.o->seed, .m = job.o->m, .n = job.o->n, .k = job.o->k};
-  job.corrupt = getenv("GPUSIM_TEST_CORRUPT_RESULT") && atoi(getenv("GPUSIM_TEST_CORRUPT_RESULT")) == 1;
+  job.corrupt = gs_error_test_corrupt("matmul");
   struct gs_msg msg;
   if (gs_matmul_plan(&job, &msg) != GS_OK) {
     gs_error_report(run->rank, &msg);

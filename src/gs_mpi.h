@@ -9,6 +9,8 @@
 #include "gs_error.h"
 #include "gs_options.h"
 
+struct gs_report;
+
 /* One rank's identity, gathered to rank 0 for `info` and the run header. */
 struct gs_rank_info {
   int rank, local_rank, local_size;
@@ -31,6 +33,8 @@ struct gs_run {
   double mem_bytes;            /* what the size checks assume of dev's memory: dev.mem_bytes, or
                                 * GPUSIM_MEMORY_LIMIT where that is less (0: unknown, not checked) */
   char mem_note[112];          /* " (capped by GPUSIM_MEMORY_LIMIT=...)" where that limit set mem_bytes, else "" */
+  struct gs_report *sink;      /* in the main job (gs_mainjob.c): a workload's rows go here, not to
+                                  --csv/--json, and its header is not printed again (NULL: alone) */
 };
 
 /* Ranks the launcher meant to start, from its environment (SLURM, PMI, Open MPI), or 0 if it

@@ -256,7 +256,7 @@ static int gs_nbody_main(struct gs_run *run) {
     free(payload);
     return GS_USAGE;
   }
-  job.corrupt = job.tree && getenv("GPUSIM_TEST_CORRUPT_RESULT") && atoi(getenv("GPUSIM_TEST_CORRUPT_RESULT")) == 1;
+  job.corrupt = gs_error_test_corrupt(job.tree ? "nbody-tree" : "nbody-direct"); /* job.tree: after the plan */
   gs_nbody_setup_decompose(&job);
   gs_report_init(&job.rep, run);
   struct gs_rank_info *all = run->rank == 0 ? calloc((size_t)run->size, sizeof *all) : NULL;

@@ -69,7 +69,8 @@ struct gs_nbody_job {
   int p0_set;                /* p0 known (set at the start, or read from the checkpoint) */
   double mass;               /* total mass (every rank, from the positions' masses) */
   double dp_last;            /* |P - P0| / sqrt(2 M K) of the last diagnostics row (rank 0; -1: undefined) */
-  int corrupt;               /* GPUSIM_TEST_CORRUPT_RESULT=1: the tree walks with -G (a planted fault) */
+  int corrupt;               /* test hook (gs_error_test_corrupt): the tree walks with -G; the direct check's
+                              * sampled forces are spoiled (gs_nbody_ref_corrupt) */
   double de_last;            /* |dE/E0| of the last diagnostics row, at step de_step (rank 0) */
   long de_step;
   double t_start;            /* MPI_Wtime at the start of the run, for the wall-clock budget */

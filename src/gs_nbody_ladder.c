@@ -20,6 +20,7 @@ static double gs_nbody_ladder_check(struct gs_nbody_job *job, int kernel, const 
   gs_nbody_forces_run(job, &a, job->qc);
   if (a.i_count) be->copy_d2h(c, h_acc, job->d_acc, job->count * job->esz, job->qc);
   be->queue_sync(c, job->qc);
+  gs_nbody_ref_corrupt(job, h_acc, idx, nref);
   double worst = 0;
   for (int s = 0; s < nref; s++) {
     double g[4];

@@ -18,6 +18,11 @@ void gs_nbody_ref_get(const struct gs_nbody_job *job, const void *pos, uint64_t 
  * how many (0 is possible). */
 int gs_nbody_ref_sample(const struct gs_nbody_job *job, const void *pos, uint64_t **idx, double **ref);
 
+/* Test hook (job->corrupt, gs_error_test_corrupt): make the forces in acc (this rank's slice,
+ * host copy) of the last 16 sample bodies wrong, on whichever ranks hold them: more than 1% of
+ * the sample, so that the tree's 99th percentile catches it as the direct kernels' maximum does. */
+void gs_nbody_ref_corrupt(const struct gs_nbody_job *job, void *acc, const uint64_t *idx, int nref);
+
 /* The backend's direct kernel for its own sums (GS_KERNEL_INTERNAL), or NULL if it names none. */
 const struct gs_kernel *gs_nbody_ref_kernel(const struct gs_backend *be);
 

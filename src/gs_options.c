@@ -196,7 +196,7 @@ static int gs_options_validate(struct gs_options *o, struct gs_msg *msg) {
     if (bind[0] == ',' || strstr(bind, ",,") || bind[strlen(bind) - 1] == ',')
       return gs_error_msg(msg, "--gpu-bind: '%s' has an empty entry", bind);
   }
-  return o->wl->validate ? o->wl->validate(o, o->wl_opts.bytes, msg) : GS_OK;
+  return o->wl && o->wl->validate ? o->wl->validate(o, o->wl_opts.bytes, msg) : GS_OK;
 }
 
 /* The subcommand named a, into o->wl (with its defaults). */
@@ -274,8 +274,7 @@ int gs_options_parse(int argc, char **argv, const struct gs_workload *const *tab
     if (rc != GS_OK) return GS_USAGE;
   }
   if (o->help || o->version) return GS_OK;
-  if (!o->wl) return gs_error_msg(msg, "no subcommand given (try 'gpusim --help')");
-  return gs_options_validate(o, msg);
+  return gs_options_validate(o, msg); /* no subcommand: the main job (gs_mainjob.c) */
 }
 
 static void gs_options_table_help(FILE *f, const struct gs_opt *t) {
@@ -289,10 +288,15 @@ static void gs_options_table_help(FILE *f, const struct gs_opt *t) {
 
 void gs_options_help(FILE *f, const struct gs_workload *const *table, const struct gs_workload *w) {
   if (!w) {
-    fprintf(f, "Usage: mpirun -np N gpusim SUBCOMMAND [OPTIONS]\n\n"
-               "gpusim runs GPU workloads on one GPU per MPI rank, on one node or many.\n\nSubcommands:\n");
+    fprintf(f, "Usage: mpirun -np N gpusim [SUBCOMMAND] [OPTIONS]\n\n"
+               "gpusim runs GPU workloads on one GPU per MPI rank, on one node or many.\n\n"
+               "Without a subcommand, gpusim runs its main job: every workload that computes, each as its\n"
+               "subcommand runs it, at sizes chosen for the machine it finds (rank 0's GPU memory and SMs;\n"
+               "on the CPU backend, host memory and cores) and verified as the subcommand verifies it, then\n"
+               "one summary table (size, time, rate and %% of peak per workload) and one verdict line. Only\n"
+               "the common options apply; --csv and --json get every workload's rows.\n\nSubcommands:\n");
     for (int c = 0; table[c]; c++) fprintf(f, "  %-10s %s\n", table[c]->name, table[c]->summary);
-    fprintf(f, "\nCommon options (every subcommand):\n");
+    fprintf(f, "\nCommon options (every subcommand, and the main job):\n");
     gs_options_table_help(f, gs_common_table);
     fprintf(f, "  %-24s %s\n  %-24s %s\n", "--help", "this text, or a subcommand's: gpusim SUBCOMMAND --help",
             "--version", "version and build configuration");

@@ -28,7 +28,7 @@ struct gs_common_opts {
 
 /* Everything the command line says. */
 struct gs_options {
-  const struct gs_workload *wl; /* the subcommand (NULL: none given) */
+  const struct gs_workload *wl; /* the subcommand (NULL: none given, the main job) */
   int help;                     /* --help given: print help for wl (or the program) and exit 0 */
   int version;                  /* --version given */
   struct gs_common_opts common;

@@ -184,7 +184,7 @@ static int gs_reduce_main(struct gs_run *run) {
   job.kernels = job.be->reduce->kernels;
   job.t = (enum gs_dtype)job.o->dtype;
   job.op = (enum gs_op)job.o->op;
-  job.corrupt = getenv("GPUSIM_TEST_CORRUPT_RESULT") && atoi(getenv("GPUSIM_TEST_CORRUPT_RESULT")) == 1;
+  job.corrupt = gs_error_test_corrupt("reduce");
   struct gs_msg msg;
   if (gs_reduce_plan(&job, &msg) != GS_OK) {
     gs_error_report(run->rank, &msg);

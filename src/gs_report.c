@@ -52,6 +52,7 @@ void gs_report_init(struct gs_report *rep, const struct gs_run *run) {
 }
 
 void gs_report_header(FILE *f, const struct gs_run *run, const struct gs_report *rep, const struct gs_rank_info *all) {
+  if (run->sink) return;
   fprintf(f, "# gpusim %s (git %s) %s\n", PACKAGE_VERSION, GS_GIT_REVISION, rep->timestamp);
   fprintf(f, "# configure: %s\n", GS_CONFIGURE_ARGS[0] ? GS_CONFIGURE_ARGS : "(no options)");
   fprintf(f, "# MPI: %s\n", rep->mpi_library);
@@ -219,6 +220,10 @@ static int gs_report_json(const struct gs_report *rep, const struct gs_run *run,
 
 int gs_report_write(const struct gs_report *rep, const struct gs_run *run) {
   if (run->rank != 0) return GS_OK;
+  if (run->sink) {
+    for (int i = 0; i < rep->count; i++) gs_report_add(run->sink, &rep->rows[i]);
+    return GS_OK;
+  }
   int status = GS_OK;
   if (run->opt->common.csv[0] && gs_report_csv(rep, run, run->opt->common.csv) != GS_OK) status = GS_FAILED;
   if (run->opt->common.json[0] && gs_report_json(rep, run, run->opt->common.json) != GS_OK) status = GS_FAILED;

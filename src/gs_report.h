@@ -40,14 +40,16 @@ struct gs_report {
 /* Fill the identity fields (collective: rank 0's run id is broadcast). */
 void gs_report_init(struct gs_report *rep, const struct gs_run *run);
 
-/* Print the `#` header; with all != NULL (rank 0 after gs_mpi_gather_ranks) one line per rank. */
+/* Print the `#` header; with all != NULL (rank 0 after gs_mpi_gather_ranks) one line per rank.
+ * Nothing inside the main job (run->sink), which printed it once. */
 void gs_report_header(FILE *f, const struct gs_run *run, const struct gs_report *rep,
                       const struct gs_rank_info *all);
 
 /* Add a row. */
 void gs_report_add(struct gs_report *rep, const struct gs_row *row);
 
-/* On rank 0: append rows to --csv (header written if new) and write --json, each atomically.
+/* On rank 0: append rows to --csv (header written if new) and write --json, each atomically;
+ * inside the main job (run->sink), add them to the sink instead (it writes them all at its end).
  * Returns GS_OK, or GS_FAILED after printing why (an I/O error is not worth an abort). */
 int gs_report_write(const struct gs_report *rep, const struct gs_run *run);
 

@@ -26,7 +26,9 @@ expect() {
   grep -qF -- "$want" "$tmp/err" || { cat "$tmp/err"; gs_fail "'$*': the error does not say '$want'"; }
 }
 check frobnicate
-check
+# No subcommand runs the main job (tests/mpi/main_job.sh), which takes the common options only.
+expect "unknown option '--n': it is a subcommand's option, given after the subcommand" --backend cpu --n 5
+expect "--gpu-bind: 'x' is not local, none or a list" --backend cpu --gpu-bind x
 check info --bogus
 check reduce --n
 check reduce --n abc

@@ -107,11 +107,18 @@ static void test_values(void) {
   GS_EXPECT(strcmp(o.common.gpu_bind, "1,0") == 0);
   GS_EXPECT(parse("reduce --help", &o, &msg) == GS_OK && o.help && o.wl == &gs_reduce_workload);
   GS_EXPECT(parse("--version", &o, &msg) == GS_OK && o.version);
+  /* No subcommand: the main job, with the common options anywhere (issue 34). */
+  GS_EXPECT(parse("", &o, &msg) == GS_OK && o.wl == NULL);
+  GS_EXPECT(parse("--backend cpu --csv r.csv --json=r.json --gpu-bind none", &o, &msg) == GS_OK && o.wl == NULL);
+  GS_EXPECT(o.common.backend == GS_BACKEND_CPU && strcmp(o.common.csv, "r.csv") == 0);
+  GS_EXPECT(strcmp(o.common.json, "r.json") == 0 && strcmp(o.common.gpu_bind, "none") == 0);
+  GS_EXPECT(parse("--help", &o, &msg) == GS_OK && o.help && o.wl == NULL);
 }
 
 /* Every kind of bad input gets one message naming it. */
 static void test_errors(void) {
-  GS_EXPECT(fails_with("", "no subcommand"));
+  GS_EXPECT(fails_with("--n 5", "unknown option '--n': it is a subcommand's option, given after the subcommand"));
+  GS_EXPECT(fails_with("--backend cpu --gpu-bind 0,x", "not local, none or a list"));
   GS_EXPECT(fails_with("launch", "unknown subcommand 'launch'"));
   GS_EXPECT(fails_with("reduce --frobnicate 3", "unknown option '--frobnicate' for reduce"));
   GS_EXPECT(fails_with("info --n 5", "unknown option '--n' for info"));

@@ -1,0 +1,16 @@
+/* gs_mainjob.h: `gpusim` with no subcommand, the main job: every workload that computes, each
+ * run as its subcommand with sizes chosen for the machine and verified as it verifies itself,
+ * then one summary table and one verdict. */
+#ifndef GS_MAINJOB_H
+#define GS_MAINJOB_H
+
+#include "gs_mpi.h"
+#include "gs_workload.h"
+
+/* Run the main job on every rank with the workloads of `table` (NULL-terminated; the parts find
+ * theirs by name, as the command line does). Returns the exit status: GS_OK when every part
+ * verified, else GS_FAILED (a wrong result, a part that could not run, a stop signal, or rows
+ * that could not be written). */
+int gs_mainjob_run(struct gs_run *run, const struct gs_workload *const *table);
+
+#endif
