@@ -38,6 +38,7 @@ struct gs_cuda_ctx {
   void *cublas;  /* the cuBLAS handle (gs_matmul_cublas.cu), made on first use; NULL until then */
   void *ws;      /* device workspace of the kernels that stage their inputs (simt, wgmma), grown on demand */
   size_t ws_bytes;
+  void *tmap_encode; /* the driver's cuTensorMapEncodeTiled (gs_matmul_wgmma.cu), found on first use; NULL until then */
 };
 
 /* Fill c for `device` (which must be current). Returns cudaError_t. */

@@ -267,10 +267,10 @@ __global__ void __launch_bounds__(THREADS, 1)
 
 /* ---- the launcher ------------------------------------------------------------------------- */
 
-/* The driver's tensor-map encoder, through cudart (no link against libcuda). */
-cudaError_t gs_mm_wg_encoder(PFN_cuTensorMapEncodeTiled_v12000 *fn) {
-  static PFN_cuTensorMapEncodeTiled_v12000 cached = nullptr;
-  if (!cached) {
+/* The driver's tensor-map encoder, through cudart (no link against libcuda), looked up once per
+ * context and kept there (c->tmap_encode), as the context keeps its other launch facts. */
+cudaError_t gs_mm_wg_encoder(struct gs_cuda_ctx *c, PFN_cuTensorMapEncodeTiled_v12000 *fn) {
+  if (!c->tmap_encode) {
     void *p = nullptr;
     cudaDriverEntryPointQueryResult q;
 #if CUDART_VERSION >= 12050 /* the versioned lookup; the plain one is deprecated from 12.5 on */
@@ -280,17 +280,18 @@ cudaError_t gs_mm_wg_encoder(PFN_cuTensorMapEncodeTiled_v12000 *fn) {
 #endif
     if (e != cudaSuccess) return e;
     if (q != cudaDriverEntryPointSuccess || !p) return cudaErrorNotSupported;
-    cached = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+    c->tmap_encode = p;
   }
-  *fn = cached;
+  *fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(c->tmap_encode);
   return cudaSuccess;
 }
 
 /* A map of a rows x cols float matrix (row stride ld elements, a multiple of 4) in boxes of
  * box_rows x 32, 128-byte swizzle, zeros outside. */
-cudaError_t gs_mm_wg_map(CUtensorMap *map, const float *p, int rows, int cols, size_t ld, int box_rows) {
+cudaError_t gs_mm_wg_map(struct gs_cuda_ctx *c, CUtensorMap *map, const float *p, int rows, int cols, size_t ld,
+                         int box_rows) {
   PFN_cuTensorMapEncodeTiled_v12000 encode;
-  const cudaError_t e = gs_mm_wg_encoder(&encode);
+  const cudaError_t e = gs_mm_wg_encoder(c, &encode);
   if (e != cudaSuccess) return e;
   const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows}, strides[1] = {(cuuint64_t)ld * 4};
   const cuuint32_t box[2] = {BK, (cuuint32_t)box_rows}, unit[2] = {1, 1};
@@ -348,8 +349,8 @@ cudaError_t gs_matmul_wgmma_launch(struct gs_cuda_ctx *c, int m, int n, int k, c
     la = kp;
   }
   CUtensorMap ma, mb;
-  if ((e = gs_mm_wg_map(&ma, a, m, k, la, BM)) != cudaSuccess ||
-      (e = gs_mm_wg_map(&mb, bt, n, k, kp, BN)) != cudaSuccess)
+  if ((e = gs_mm_wg_map(c, &ma, a, m, k, la, BM)) != cudaSuccess ||
+      (e = gs_mm_wg_map(c, &mb, bt, n, k, kp, BN)) != cudaSuccess)
     return e;
   if ((e = cudaFuncSetAttribute(gs_mm_wg_gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM)) != cudaSuccess)
     return e;
