@@ -61,7 +61,7 @@
 
 #define GS_TR_NONE 0xffffffffu
 
-/* Boundaries one launch of gs_tree_bounds_launch finds (more take several). */
+/* Boundaries one launch of gs_tree_order_bounds_launch finds (more take several). */
 #define GS_TR_BOUNDS 24
 
 /* Byte offsets of the workspace's arrays (each 256-byte aligned). */
