@@ -2,7 +2,8 @@
  * (src/gs_backend_cuda*.c, the only host files that include it) and the GPU tests. Plain C (no
  * CUDA types), guarded for C++ so the .cu files define these with C linkage. Every launcher
  * returns a cudaError_t as an int (0 = success) and takes its stream as void*. The shared C types
- * (accumulators, force arguments) live in src/ and are included from there. */
+ * (element types, accumulators, force and tree arguments) live in src/ and are included from
+ * there. */
 #ifndef GS_CUDA_H
 #define GS_CUDA_H
 
@@ -38,6 +39,7 @@ struct gs_cuda_ctx {
   void *cublas;  /* the cuBLAS handle (gs_matmul_cublas.cu), made on first use; NULL until then */
   void *ws;      /* device workspace of the kernels that stage their inputs (simt, wgmma), grown on demand */
   size_t ws_bytes;
+  void *tmap_encode; /* the driver's cuTensorMapEncodeTiled (gs_matmul_wgmma.cu), found on first use; NULL until then */
 };
 
 /* Fill c for `device` (which must be current). Returns cudaError_t. */

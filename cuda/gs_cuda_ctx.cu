@@ -4,7 +4,8 @@
  * context. The launchers size their persistent grids and plans from these numbers and keep no
  * state of their own, so a context's owner decides how long the answers live. It also holds the
  * cuBLAS handle (made by gs_matmul_cublas.cu on first use) and the kernels' device workspace
- * (grown on demand), which gs_cuda_ctx_free releases. */
+ * (grown on demand), which gs_cuda_ctx_free releases, and the driver's tensor-map encoder that
+ * gs_matmul_wgmma.cu looks up on first use (a function pointer: nothing to release). */
 #include <config.h>
 
 #include <cuda_runtime.h>
@@ -25,6 +26,7 @@ extern "C" int gs_cuda_ctx_init(struct gs_cuda_ctx *c, int device)
   c->cublas = NULL;
   c->ws = NULL;
   c->ws_bytes = 0;
+  c->tmap_encode = NULL;
   return (int)e;
 }
 

@@ -1,7 +1,8 @@
 /* gs_matmul_internal.cuh: shared by the matrix-multiply sources in cuda/ (CUDA C++ only, never
  * included from C): the cp.async helpers of the pipelined kernels (the SIMT kernel of
- * gs_matmul_kernels.cu and the tensor-core kernels of gs_matmul_tc.cu), and the tensor-core
- * kernels' entry point, called by gs_matmul_kernels_launch once it has checked the arguments. */
+ * gs_matmul_kernels.cu and the tensor-core kernels of gs_matmul_tc.cu), the block order that
+ * groups tile rows for L2, and the entry points of the tensor-core kernels (gs_matmul_tc.cu,
+ * gs_matmul_wgmma.cu), called by gs_matmul_kernels_launch once it has checked the arguments. */
 #ifndef GS_MATMUL_INTERNAL_CUH
 #define GS_MATMUL_INTERNAL_CUH
 

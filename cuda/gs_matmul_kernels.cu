@@ -124,9 +124,8 @@ static __global__ void __launch_bounds__(1024)
  *     operand, the same for any m, n, k, leading dimension and alignment, with no edge checks.
  *     Unpacked, a thread copied A element by element (the copy transposed it) through a chain of
  *     64-bit address adds, B by vectors only where B and ldb allowed, and tiles at an edge through
- *     a checked path; that took 1.25x the loop's shared loads in integer instructions and kept the
- *     registers above 128. The packs read and write each operand once: 1.1 ms of the 161 ms at
- *     N = 16384 on an H200 (0.7%), 70 us of 2.7 ms at 4096 (2.6%).
+ *     a checked path: integer work that kept the registers above 128. The packs read and write
+ *     each operand once, a few per cent of the product's time (docs/performance.md).
  *   - Shared memory holds STAGES k-tiles (a ring): as[k][m] and bs[k][n], rows as packed.
  *   - The main loop keeps the shared-memory loads one k step ahead of the FMAs that use them,
  *     across tile boundaries too: at a tile's last k step the thread already holds that step's
@@ -136,16 +135,11 @@ static __global__ void __launch_bounds__(1024)
  *   - The epilogue stores V-wide vectors where C and ldc allow (VEC) and the group lies inside n,
  *     guarded scalars elsewhere; rows past m (the packed zeros) are not stored.
  * float: 64 x 128 x 32 tiles of 128 threads, 8 x 8 per thread, 2 stages (48 KB), 4 blocks per SM
- * (128 registers: 16 warps), FMAs in row-snake order. On an H200 at N = 16384 (docs/performance.md,
- * simt / cuBLAS): unpacked (64 x 128 x 16, 3 stages, 3 blocks of 168 registers) 0.977x; A packed
- * 0.986x; A and B packed, where ptxas fits 128 registers and 4 blocks per SM: 0.995x (the column
- * snake then had 5x the register-bank conflicts: 0.86x); then BK 32 with 2 stages: 1.010x.
- * Unpacked, these measured slower or no faster (H100 and H200): 128 x 128 tiles of 256 threads at
- * 2 blocks per SM (spills), BK 8, a fourth stage, 8 x 16, 12 x 8 and 16 x 8 per thread, A's tile
- * untransposed (5x the register-bank conflicts), an mbarrier pipeline, copies spread over the k
- * steps or split in two halves, a loop body of 8 k steps, one block of 8 or 12 warps per SM (one
- * barrier stops the SM), a barrier every second tile, CUTLASS's order (copies before the barrier),
- * and row offsets as kernel parameters.
+ * (128 registers: 16 warps), FMAs in row-snake order. With both operands packed ptxas fits the
+ * kernel in 128 registers, so 4 blocks share an SM and a barrier stops only a quarter of its
+ * warps; k-tiles of 32 halve the barriers per FMA, and 2 stages of them still fit 4 blocks in
+ * shared memory. Each step, and the shapes, pipelines and copy orders that measured slower, are in
+ * docs/performance.md (matmul sections from "The SIMT and FP64 kernels reworked" on).
  * double: 128 x 128 x 8, 256 threads, one block per SM (64 accumulators are 128 registers),
  * 2 stages (32 KB, under the 48 KB of static shared memory), FMAs in column-snake order.
  * -D knobs for tuning runs: GS_MM_BM_F, GS_MM_TN_F, GS_MM_BK_F, GS_MM_STAGES_F, GS_MM_MINB_F,
@@ -260,10 +254,10 @@ static __device__ __forceinline__ void gs_mm_frag(T (&a)[8], T (&b)[gs_mm<T>::TN
  * column j, up column j + 1; 1: along row i, back along row i + 1; 0: row by row), so consecutive
  * FMAs share an operand that the register reuse cache supplies. Which order has the fewest
  * same-bank operand reads depends on ptxas's register assignment, which shifts with any change
- * to the kernel: in the float SASS (2-bank model, per 1024 FMAs) 1041 / 247 / 133 for orders
- * 0 / 1 / 2 at 168 registers (before packing); 650 against 236 for orders 2 and 1 at 128 with
- * BK 16 (order 2 12% slower); now 286 / 121 / 115, yet order 2 measured 0.4% slower than
- * order 1. Each output's sum over k keeps its order: the same bits whatever the order. */
+ * to the kernel, and the fewest reads need not be the fastest: so the order is a knob (ZZ, from
+ * GS_MM_ZIGZAG_F for float), set to the one measured fastest on the current kernel (the counts
+ * and timings of each: docs/performance.md). Each output's sum over k keeps its order: the same
+ * bits whatever the order. */
 template <typename T>
 static __device__ __forceinline__ void gs_mm_outer(T (&acc)[8][gs_mm<T>::TN], const T (&a)[8],
                                                    const T (&b)[gs_mm<T>::TN]) {

@@ -6,7 +6,7 @@
  *           ties away), products and sums in FP32: mma.sync m16n8k8 .tf32 (sm_80+).
  * Row-major storage, any m, n, k and leading dimensions, as every kernel of gs_matmul_kernels.cu.
  *
- * One template for both (T = double or float; gs_tc_cfg below holds the shapes):
+ * One template for both (T = double or float; gs_mm_tc_cfg below holds the shapes):
  *   - A block owns a BM x BN tile of C and walks k in steps of BK. Shared memory holds STAGES
  *     k-tiles (a ring, dynamic shared memory) filled by cp.async, one __syncthreads per k-tile,
  *     placed so that STAGES tiles are in flight or landed (the SIMT kernel's pipeline; dmma also
@@ -101,8 +101,8 @@
 
 /* The shapes: block tile BM x BN x BK, warps, stages; the mma is AM x 8 x AK; frag: what an
  * operand register holds (double; the TF32 bits of a float). */
-template <typename T> struct gs_tc_cfg;
-template <> struct gs_tc_cfg<double> {
+template <typename T> struct gs_mm_tc_cfg;
+template <> struct gs_mm_tc_cfg<double> {
   static constexpr int BM = 128, BN = GS_MM_DMMA_BN, BK = GS_MM_DMMA_BK, STAGES = GS_MM_DMMA_STAGES;
   static constexpr int WARPS_M = GS_MM_DMMA_WARPS_M, WARPS_N = GS_MM_DMMA_WARPS_N;
   static constexpr bool PREFETCH = GS_MM_DMMA_PREFETCH;
@@ -110,7 +110,7 @@ template <> struct gs_tc_cfg<double> {
   static constexpr int AK = GS_MM_DMMA_SHAPE == 884 ? 4 : GS_MM_DMMA_SHAPE == 1688 ? 8 : 16;
   using frag = double;
 };
-template <> struct gs_tc_cfg<float> {
+template <> struct gs_mm_tc_cfg<float> {
   static constexpr int BM = 128, BN = GS_MM_TC32_BN, BK = 32, WARPS_M = 2, WARPS_N = GS_MM_TC32_WARPS_N;
   static constexpr int STAGES = GS_MM_TC32_STAGES;
   static constexpr bool PREFETCH = false;
@@ -119,8 +119,8 @@ template <> struct gs_tc_cfg<float> {
 };
 
 /* What follows from the shapes. */
-template <typename T> struct gs_tc : gs_tc_cfg<T> {
-  using P = gs_tc_cfg<T>;
+template <typename T> struct gs_mm_tc : gs_mm_tc_cfg<T> {
+  using P = gs_mm_tc_cfg<T>;
   static constexpr int THREADS = 32 * P::WARPS_M * P::WARPS_N;
   static constexpr int WTM = P::BM / P::WARPS_M, WTN = P::BN / P::WARPS_N;      /* warp tile */
   static constexpr int MI = WTM / P::AM, NI = WTN / 8;                          /* fragments per warp tile */
@@ -134,19 +134,19 @@ template <typename T> struct gs_tc : gs_tc_cfg<T> {
   static_assert(P::STAGES >= 2, "a pipeline needs two stages");
 };
 
-template <typename T> struct gs_tc_acc { T v[gs_tc<T>::MI][gs_tc<T>::NI][gs_tc<T>::NC]; };
+template <typename T> struct gs_mm_tc_acc { T v[gs_mm_tc<T>::MI][gs_mm_tc<T>::NI][gs_mm_tc<T>::NC]; };
 
 /* ---- the mma instructions (D = A B + D in place) ------------------------------------------- */
 
 #if GS_MM_DMMA_SHAPE == 884
-static __device__ __forceinline__ void gs_tc_mma(double (&d)[2], const double (&a)[1], const double (&b)[1]) {
+static __device__ __forceinline__ void gs_mm_tc_mma(double (&d)[2], const double (&a)[1], const double (&b)[1]) {
   asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
       : "+d"(d[0]), "+d"(d[1])
       : "d"(a[0]), "d"(b[0]));
 }
 /* The m16n8 FP64 shapes exist from sm_90 on; the launcher never runs them on an older device. */
 #elif GS_MM_DMMA_SHAPE == 1688
-static __device__ __forceinline__ void gs_tc_mma(double (&d)[4], const double (&a)[4], const double (&b)[2]) {
+static __device__ __forceinline__ void gs_mm_tc_mma(double (&d)[4], const double (&a)[4], const double (&b)[2]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
       : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
@@ -156,7 +156,7 @@ static __device__ __forceinline__ void gs_tc_mma(double (&d)[4], const double (&
 #endif
 }
 #elif GS_MM_DMMA_SHAPE == 16816
-static __device__ __forceinline__ void gs_tc_mma(double (&d)[4], const double (&a)[8], const double (&b)[4]) {
+static __device__ __forceinline__ void gs_mm_tc_mma(double (&d)[4], const double (&a)[8], const double (&b)[4]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, "
       "{%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
@@ -169,15 +169,15 @@ static __device__ __forceinline__ void gs_tc_mma(double (&d)[4], const double (&
 }
 #endif
 
-static __device__ __forceinline__ void gs_tc_mma(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+static __device__ __forceinline__ void gs_mm_tc_mma(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
   asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
 /* An operand as the mma takes it: a double as it is, a float rounded to TF32. */
-static __device__ __forceinline__ double gs_tc_in(double x) { return x; }
-static __device__ __forceinline__ uint32_t gs_tc_in(float x) {
+static __device__ __forceinline__ double gs_mm_tc_in(double x) { return x; }
+static __device__ __forceinline__ uint32_t gs_mm_tc_in(float x) {
   uint32_t u;
   asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(u) : "f"(x));
   return u;
@@ -190,12 +190,13 @@ static __device__ __forceinline__ uint32_t gs_tc_in(float x) {
  * rows RB apart of B's tile: the addresses and which rows and columns lie inside the matrices are
  * worked out once here, so a k-tile's copies cost a few instructions each (ragged tiles included),
  * not the index arithmetic that would otherwise outnumber the mma instructions. */
-template <typename T> struct gs_tc_src {
-  static constexpr int CA = gs_tc<T>::BK / gs_tc<T>::V, RA = gs_tc<T>::THREADS / CA; /* A: chunks per row, rows apart */
-  static constexpr int CB = gs_tc<T>::BN / gs_tc<T>::V, RB = gs_tc<T>::THREADS / CB; /* B: the same */
-  static constexpr int NA = gs_tc<T>::BM / RA, NB = gs_tc<T>::BK / RB;               /* copies per thread */
-  static_assert(gs_tc<T>::THREADS % CA == 0 && gs_tc<T>::THREADS % CB == 0 && gs_tc<T>::BM % RA == 0 &&
-                    gs_tc<T>::BK % RB == 0 && NA <= 32,
+template <typename T> struct gs_mm_tc_src {
+  static constexpr int CA = gs_mm_tc<T>::BK / gs_mm_tc<T>::V,
+                       RA = gs_mm_tc<T>::THREADS / CA; /* A: chunks per row, rows apart */
+  static constexpr int CB = gs_mm_tc<T>::BN / gs_mm_tc<T>::V, RB = gs_mm_tc<T>::THREADS / CB; /* B: the same */
+  static constexpr int NA = gs_mm_tc<T>::BM / RA, NB = gs_mm_tc<T>::BK / RB;               /* copies per thread */
+  static_assert(gs_mm_tc<T>::THREADS % CA == 0 && gs_mm_tc<T>::THREADS % CB == 0 && gs_mm_tc<T>::BM % RA == 0 &&
+                    gs_mm_tc<T>::BK % RB == 0 && NA <= 32,
                 "each thread copies whole rows' chunks");
   const T *A, *B;
   size_t lda, ldb;
@@ -208,11 +209,11 @@ template <typename T> struct gs_tc_src {
 };
 
 template <typename T>
-static __device__ __forceinline__ gs_tc_src<T> gs_tc_src_init(int m, int n, int k, const T *A, size_t lda, const T *B,
-                                                              size_t ldb, int row0, int col0) {
-  using G = gs_tc<T>;
-  using S = gs_tc_src<T>;
-  gs_tc_src<T> s = {A, B, lda, ldb, m, n, k, row0, col0};
+static __device__ __forceinline__ gs_mm_tc_src<T> gs_mm_tc_src_init(int m, int n, int k, const T *A, size_t lda,
+                                                                    const T *B, size_t ldb, int row0, int col0) {
+  using G = gs_mm_tc<T>;
+  using S = gs_mm_tc_src<T>;
+  gs_mm_tc_src<T> s = {A, B, lda, ldb, m, n, k, row0, col0};
   const int ra = threadIdx.x / S::CA, cb = threadIdx.x % S::CB * G::V;
   s.ca = threadIdx.x % S::CA * G::V;
   s.rb = threadIdx.x / S::CB;
@@ -233,9 +234,10 @@ static __device__ __forceinline__ gs_tc_src<T> gs_tc_src_init(int m, int n, int 
 
 /* VEC: the 16-byte copies of k-tile k0 into stage st; cp.async reads the chunk's elements inside
  * the matrix and zero-fills the rest. */
-template <typename T> static __device__ __forceinline__ void gs_tc_load_vec(T *st, const gs_tc_src<T> &s, int k0) {
-  using G = gs_tc<T>;
-  using S = gs_tc_src<T>;
+template <typename T>
+static __device__ __forceinline__ void gs_mm_tc_load_vec(T *st, const gs_mm_tc_src<T> &s, int k0) {
+  using G = gs_mm_tc<T>;
+  using S = gs_mm_tc_src<T>;
   const int kl = s.k - k0 - s.ca, acnt = kl < 0 ? 0 : (kl > G::V ? G::V : kl);
 #pragma unroll
   for (int q = 0; q < S::NA; ++q) {
@@ -253,8 +255,9 @@ template <typename T> static __device__ __forceinline__ void gs_tc_load_vec(T *s
 
 /* Element copies (A, B or a leading dimension not 16-byte aligned): A's tile (rows row0..,
  * columns k0..) and B's (rows k0.., columns col0..) into stage st, one element per copy. */
-template <typename T> static __device__ __forceinline__ void gs_tc_load_elem(T *st, const gs_tc_src<T> &s, int k0) {
-  using G = gs_tc<T>;
+template <typename T>
+static __device__ __forceinline__ void gs_mm_tc_load_elem(T *st, const gs_mm_tc_src<T> &s, int k0) {
+  using G = gs_mm_tc<T>;
   constexpr int PA = G::BM * G::BK / G::THREADS, PB = G::BK * G::BN / G::THREADS;
 #pragma unroll 4 /* fully unrolled, the addresses spill registers */
   for (int q = 0; q < PA; ++q) {
@@ -275,9 +278,10 @@ template <typename T> static __device__ __forceinline__ void gs_tc_load_elem(T *
 
 /* VEC, a k-tile wholly inside A and B: the same 16-byte copies without a check (the checks
  * were most of the loop's integer instructions). */
-template <typename T> static __device__ __forceinline__ void gs_tc_load_full(T *st, const gs_tc_src<T> &s, int k0) {
-  using G = gs_tc<T>;
-  using S = gs_tc_src<T>;
+template <typename T>
+static __device__ __forceinline__ void gs_mm_tc_load_full(T *st, const gs_mm_tc_src<T> &s, int k0) {
+  using G = gs_mm_tc<T>;
+  using S = gs_mm_tc_src<T>;
   const T *a = s.a + k0, *b = s.b + (size_t)k0 * s.ldb;
 #pragma unroll
   for (int q = 0; q < S::NA; ++q) gs_mm_cp_async<16>(st + s.sa + q * S::RA * G::LDA_S, a + q * s.astep, 16);
@@ -287,54 +291,56 @@ template <typename T> static __device__ __forceinline__ void gs_tc_load_full(T *
 
 /* The copies of k-tile k0 into stage st; FAST: the tile lies wholly inside A and B (VEC). */
 template <typename T, bool VEC, bool FAST>
-static __device__ __forceinline__ void gs_tc_load(T *st, const gs_tc_src<T> &s, int k0) {
+static __device__ __forceinline__ void gs_mm_tc_load(T *st, const gs_mm_tc_src<T> &s, int k0) {
   if constexpr (FAST)
-    gs_tc_load_full<T>(st, s, k0);
+    gs_mm_tc_load_full<T>(st, s, k0);
   else if constexpr (VEC)
-    gs_tc_load_vec<T>(st, s, k0);
+    gs_mm_tc_load_vec<T>(st, s, k0);
   else
-    gs_tc_load_elem<T>(st, s, k0);
+    gs_mm_tc_load_elem<T>(st, s, k0);
 }
 
 /* The warp's operand fragments of one mma k-step. */
-template <typename T> struct gs_tc_frags {
-  typename gs_tc<T>::frag a[gs_tc<T>::MI][gs_tc<T>::NA], b[gs_tc<T>::NI][gs_tc<T>::NB];
+template <typename T> struct gs_mm_tc_frags {
+  typename gs_mm_tc<T>::frag a[gs_mm_tc<T>::MI][gs_mm_tc<T>::NA], b[gs_mm_tc<T>::NI][gs_mm_tc<T>::NB];
 };
 
 /* Load the fragments of the mma k-step at column kk of a stage (A's tile at sa, B's at sb); wm, wn:
  * the warp tile's first row and column in the block tile. */
 template <typename T>
-static __device__ __forceinline__ void gs_tc_frag(gs_tc_frags<T> &f, const T *sa, const T *sb, int kk, int wm, int wn) {
-  using G = gs_tc<T>;
+static __device__ __forceinline__ void gs_mm_tc_frag(gs_mm_tc_frags<T> &f, const T *sa, const T *sb, int kk, int wm,
+                                                     int wn) {
+  using G = gs_mm_tc<T>;
   constexpr int RA = G::AM / 8; /* A registers per k column: 1 (m8) or 2 (m16: rows g, g + 8) */
   const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 #pragma unroll
   for (int mi = 0; mi < G::MI; ++mi)
 #pragma unroll
     for (int i = 0; i < G::NA; ++i)
-      f.a[mi][i] = gs_tc_in(sa[(wm + mi * G::AM + g + 8 * (i % RA)) * G::LDA_S + kk + t + 4 * (i / RA)]);
+      f.a[mi][i] = gs_mm_tc_in(sa[(wm + mi * G::AM + g + 8 * (i % RA)) * G::LDA_S + kk + t + 4 * (i / RA)]);
 #pragma unroll
   for (int ni = 0; ni < G::NI; ++ni)
 #pragma unroll
     for (int i = 0; i < G::NB; ++i)
-      f.b[ni][i] = gs_tc_in(sb[(kk + t + 4 * i) * G::LDB_S + wn + ni * 8 + g]);
+      f.b[ni][i] = gs_mm_tc_in(sb[(kk + t + 4 * i) * G::LDB_S + wn + ni * 8 + g]);
 }
 
 /* The mma instructions of one k-step on the warp's accumulators. */
-template <typename T> static __device__ __forceinline__ void gs_tc_mul(const gs_tc_frags<T> &f, gs_tc_acc<T> &acc) {
+template <typename T>
+static __device__ __forceinline__ void gs_mm_tc_mul(const gs_mm_tc_frags<T> &f, gs_mm_tc_acc<T> &acc) {
 #pragma unroll
-  for (int mi = 0; mi < gs_tc<T>::MI; ++mi)
+  for (int mi = 0; mi < gs_mm_tc<T>::MI; ++mi)
 #pragma unroll
-    for (int ni = 0; ni < gs_tc<T>::NI; ++ni)
-      gs_tc_mma(acc.v[mi][ni], f.a[mi], f.b[ni]);
+    for (int ni = 0; ni < gs_mm_tc<T>::NI; ++ni)
+      gs_mm_tc_mma(acc.v[mi][ni], f.a[mi], f.b[ni]);
 }
 
 /* Write (or add) the warp's accumulators inside C; r0, c0: the warp tile's global position.
  * Accumulator i of a fragment is element (g + 8 (i / 2), 2 t + i % 2). */
 template <typename T>
-static __device__ __forceinline__ void gs_tc_store(T *C, size_t ldc, int m, int n, int r0, int c0,
-                                                   const gs_tc_acc<T> &acc, int accumulate) {
-  using G = gs_tc<T>;
+static __device__ __forceinline__ void gs_mm_tc_store(T *C, size_t ldc, int m, int n, int r0, int c0,
+                                                      const gs_mm_tc_acc<T> &acc, int accumulate) {
+  using G = gs_mm_tc<T>;
   const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 #pragma unroll
   for (int mi = 0; mi < G::MI; ++mi)
@@ -350,7 +356,7 @@ static __device__ __forceinline__ void gs_tc_store(T *C, size_t ldc, int m, int 
 }
 
 /* The fragments a warp holds: one k-step's, or two with PREFETCH (the step's and the next). */
-template <typename T> using gs_tc_hold = gs_tc_frags<T>[gs_tc<T>::PREFETCH ? 2 : 1];
+template <typename T> using gs_mm_tc_hold = gs_mm_tc_frags<T>[gs_mm_tc<T>::PREFETCH ? 2 : 1];
 
 /* The mma k-steps of tile t (in stage cur) with one barrier, at its last k-step once the warp
  * holds that step's fragments: it both publishes tile t + 1 (waited for first) and frees tile
@@ -359,54 +365,55 @@ template <typename T> using gs_tc_hold = gs_tc_frags<T>[gs_tc<T>::PREFETCH ? 2 :
  * across tile boundaries too (the SIMT kernel's loop; twice the fragment registers); without,
  * just before them. FAST: tile t + S lies inside A and B. */
 template <typename T, bool VEC, bool FAST>
-static __device__ __forceinline__ void gs_tc_step(T *sm, const gs_tc_src<T> &src, gs_tc_hold<T> &f, gs_tc_acc<T> &acc,
-                                                  int &cur, int t, int ktiles, int wm, int wn) {
-  using G = gs_tc<T>;
+static __device__ __forceinline__ void gs_mm_tc_step(T *sm, const gs_mm_tc_src<T> &src, gs_mm_tc_hold<T> &f,
+                                                     gs_mm_tc_acc<T> &acc, int &cur, int t, int ktiles, int wm,
+                                                     int wn) {
+  using G = gs_mm_tc<T>;
   constexpr int S = G::STAGES, KS = G::BK / G::AK;
   static_assert(!G::PREFETCH || KS % 2 == 0, "the fragment double buffer alternates across tiles");
 #pragma unroll
   for (int ks = 0; ks < KS; ++ks) {
     const T *st = sm + cur * G::STAGE;
-    if (!G::PREFETCH) gs_tc_frag<T>(f[0], st, st + G::BM * G::LDA_S, ks * G::AK, wm, wn);
+    if (!G::PREFETCH) gs_mm_tc_frag<T>(f[0], st, st + G::BM * G::LDA_S, ks * G::AK, wm, wn);
     if (ks < KS - 1) {
-      if (G::PREFETCH) gs_tc_frag<T>(f[(ks + 1) % 2], st, st + G::BM * G::LDA_S, (ks + 1) * G::AK, wm, wn);
+      if (G::PREFETCH) gs_mm_tc_frag<T>(f[(ks + 1) % 2], st, st + G::BM * G::LDA_S, (ks + 1) * G::AK, wm, wn);
     } else {
       /* S + t groups committed: at most S - 2 pending means tile t + 1 has landed. */
       gs_mm_cp_wait<S - 2>();
       __syncthreads();
-      if (FAST || t + S < ktiles) gs_tc_load<T, VEC, FAST>(sm + cur * G::STAGE, src, (t + S) * G::BK);
+      if (FAST || t + S < ktiles) gs_mm_tc_load<T, VEC, FAST>(sm + cur * G::STAGE, src, (t + S) * G::BK);
       gs_mm_cp_commit();
       cur = cur + 1 == S ? 0 : cur + 1;
       const T *nx = sm + cur * G::STAGE;
-      if (G::PREFETCH && t + 1 < ktiles) gs_tc_frag<T>(f[0], nx, nx + G::BM * G::LDA_S, 0, wm, wn);
+      if (G::PREFETCH && t + 1 < ktiles) gs_mm_tc_frag<T>(f[0], nx, nx + G::BM * G::LDA_S, 0, wm, wn);
     }
-    gs_tc_mul<T>(f[G::PREFETCH ? ks % 2 : 0], acc);
+    gs_mm_tc_mul<T>(f[G::PREFETCH ? ks % 2 : 0], acc);
   }
 }
 
 template <typename T, bool VEC>
-static __global__ void __launch_bounds__(gs_tc<T>::THREADS, 1)
-    gs_tc_gemm(int m, int n, int k, const T *__restrict__ A, size_t lda, const T *__restrict__ B, size_t ldb,
-               T *__restrict__ C, size_t ldc, int accumulate) {
+static __global__ void __launch_bounds__(gs_mm_tc<T>::THREADS, 1)
+    gs_mm_tc_gemm(int m, int n, int k, const T *__restrict__ A, size_t lda, const T *__restrict__ B, size_t ldb,
+                  T *__restrict__ C, size_t ldc, int accumulate) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 /* the launcher refuses older devices */
-  using G = gs_tc<T>;
+  using G = gs_mm_tc<T>;
   constexpr int S = G::STAGES;
-  extern __shared__ __align__(16) unsigned char gs_tc_smem[];
-  T *const sm = reinterpret_cast<T *>(gs_tc_smem);
+  extern __shared__ __align__(16) unsigned char gs_mm_tc_smem[];
+  T *const sm = reinterpret_cast<T *>(gs_mm_tc_smem);
   int tm, tn;
   gs_mm_tile(GS_MM_TC_GROUP, &tm, &tn);
   const int row0 = tm * G::BM, col0 = tn * G::BN, ktiles = (k + G::BK - 1) / G::BK;
   const int warp = threadIdx.x / 32, wm = (warp % G::WARPS_M) * G::WTM, wn = (warp / G::WARPS_M) * G::WTN;
-  const gs_tc_src<T> src = gs_tc_src_init<T>(m, n, k, A, lda, B, ldb, row0, col0);
+  const gs_mm_tc_src<T> src = gs_mm_tc_src_init<T>(m, n, k, A, lda, B, ldb, row0, col0);
   /* Tiles 0 .. full - 1 lie wholly inside A and B. */
   const int full = row0 + G::BM <= m && col0 + G::BN <= n ? k / G::BK : 0;
   /* Prologue: tiles 0 .. S-1 in flight, one commit group each (empty past the last tile). */
 #pragma unroll
   for (int s = 0; s < S; ++s) {
-    if (s < ktiles) gs_tc_load<T, VEC, false>(sm + s * G::STAGE, src, s * G::BK);
+    if (s < ktiles) gs_mm_tc_load<T, VEC, false>(sm + s * G::STAGE, src, s * G::BK);
     gs_mm_cp_commit();
   }
-  gs_tc_acc<T> acc;
+  gs_mm_tc_acc<T> acc;
 #pragma unroll
   for (int mi = 0; mi < G::MI; ++mi)
 #pragma unroll
@@ -414,17 +421,17 @@ static __global__ void __launch_bounds__(gs_tc<T>::THREADS, 1)
 #pragma unroll
       for (int i = 0; i < G::NC; ++i)
         acc.v[mi][ni][i] = 0;
-  gs_tc_hold<T> f;
+  gs_mm_tc_hold<T> f;
   gs_mm_cp_wait<S - 1>(); /* S groups committed: tile 0 has landed */
   __syncthreads();
-  if (G::PREFETCH) gs_tc_frag<T>(f[0], sm, sm + G::BM * G::LDA_S, 0, wm, wn);
+  if (G::PREFETCH) gs_mm_tc_frag<T>(f[0], sm, sm + G::BM * G::LDA_S, 0, wm, wn);
   int cur = 0, t = 0; /* tile t is in stage cur */
   /* While the tile to be copied lies inside A and B, unchecked copies; then checked ones. Two
    * loops rather than a test per tile: each keeps only its own copies' registers live. */
   if constexpr (VEC && GS_MM_TC_FULL)
-    for (; t + S < full; ++t) gs_tc_step<T, VEC, true>(sm, src, f, acc, cur, t, ktiles, wm, wn);
-  for (; t < ktiles; ++t) gs_tc_step<T, VEC, false>(sm, src, f, acc, cur, t, ktiles, wm, wn);
-  gs_tc_store<T>(C, ldc, m, n, row0 + wm, col0 + wn, acc, accumulate);
+    for (; t + S < full; ++t) gs_mm_tc_step<T, VEC, true>(sm, src, f, acc, cur, t, ktiles, wm, wn);
+  for (; t < ktiles; ++t) gs_mm_tc_step<T, VEC, false>(sm, src, f, acc, cur, t, ktiles, wm, wn);
+  gs_mm_tc_store<T>(C, ldc, m, n, row0 + wm, col0 + wn, acc, accumulate);
 #endif
 }
 
@@ -432,18 +439,18 @@ static __global__ void __launch_bounds__(gs_tc<T>::THREADS, 1)
 
 /* The kernel on the whole matrix, in slices of at most 65535 tile rows (gridDim.y). */
 template <typename T, bool VEC>
-static cudaError_t gs_tc_run(int m, int n, int k, const T *A, size_t lda, const T *B, size_t ldb, T *C, size_t ldc,
-                             int acc, cudaStream_t s) {
-  using G = gs_tc<T>;
-  cudaError_t e = cudaFuncSetAttribute(gs_tc_gemm<T, VEC>, cudaFuncAttributeMaxDynamicSharedMemorySize, G::SMEM);
+static cudaError_t gs_mm_tc_run(int m, int n, int k, const T *A, size_t lda, const T *B, size_t ldb, T *C, size_t ldc,
+                                int acc, cudaStream_t s) {
+  using G = gs_mm_tc<T>;
+  cudaError_t e = cudaFuncSetAttribute(gs_mm_tc_gemm<T, VEC>, cudaFuncAttributeMaxDynamicSharedMemorySize, G::SMEM);
   if (e != cudaSuccess) return e;
   const int tiles_n = (n + G::BN - 1) / G::BN, tiles_m = (m + G::BM - 1) / G::BM;
   for (int r = 0; r < tiles_m; r += 65535) {
     const int rows = tiles_m - r < 65535 ? tiles_m - r : 65535;
     const size_t row = (size_t)r * G::BM;
     const int mm = (size_t)m - row < (size_t)rows * G::BM ? (int)((size_t)m - row) : rows * G::BM;
-    gs_tc_gemm<T, VEC><<<dim3(tiles_n, rows), G::THREADS, G::SMEM, s>>>(mm, n, k, A + row * lda, lda, B, ldb,
-                                                                        C + row * ldc, ldc, acc);
+    gs_mm_tc_gemm<T, VEC><<<dim3(tiles_n, rows), G::THREADS, G::SMEM, s>>>(mm, n, k, A + row * lda, lda, B, ldb,
+                                                                           C + row * ldc, ldc, acc);
     e = cudaGetLastError();
     if (e != cudaSuccess) return e;
   }
@@ -452,15 +459,15 @@ static cudaError_t gs_tc_run(int m, int n, int k, const T *A, size_t lda, const 
 
 /* 16-byte copies need A, B and every row of theirs 16-byte aligned. */
 template <typename T>
-static cudaError_t gs_tc_pick(int m, int n, int k, const void *A, size_t lda, const void *B, size_t ldb, void *C,
-                              size_t ldc, int acc, cudaStream_t s) {
-  constexpr int V = gs_tc<T>::V;
+static cudaError_t gs_mm_tc_pick(int m, int n, int k, const void *A, size_t lda, const void *B, size_t ldb, void *C,
+                                 size_t ldc, int acc, cudaStream_t s) {
+  constexpr int V = gs_mm_tc<T>::V;
   const bool vec = reinterpret_cast<uintptr_t>(A) % 16 == 0 && lda % V == 0 &&
                    reinterpret_cast<uintptr_t>(B) % 16 == 0 && ldb % V == 0;
   const T *a = static_cast<const T *>(A), *b = static_cast<const T *>(B);
   T *c = static_cast<T *>(C);
-  return vec ? gs_tc_run<T, true>(m, n, k, a, lda, b, ldb, c, ldc, acc, s)
-             : gs_tc_run<T, false>(m, n, k, a, lda, b, ldb, c, ldc, acc, s);
+  return vec ? gs_mm_tc_run<T, true>(m, n, k, a, lda, b, ldb, c, ldc, acc, s)
+             : gs_mm_tc_run<T, false>(m, n, k, a, lda, b, ldb, c, ldc, acc, s);
 }
 
 cudaError_t gs_matmul_tc_launch(const struct gs_cuda_ctx *c, int kernel, int m, int n, int k, const void *A, size_t lda,
@@ -474,6 +481,6 @@ cudaError_t gs_matmul_tc_launch(const struct gs_cuda_ctx *c, int kernel, int m, 
   const int need = kernel == GS_MK_DMMA && GS_MM_DMMA_SHAPE != 884 ? 9 : 8;
 #endif
   if (major < need) return cudaErrorNotSupported;
-  if (kernel == GS_MK_DMMA) return gs_tc_pick<double>(m, n, k, A, lda, B, ldb, C, ldc, acc, s);
-  return gs_tc_pick<float>(m, n, k, A, lda, B, ldb, C, ldc, acc, s);
+  if (kernel == GS_MK_DMMA) return gs_mm_tc_pick<double>(m, n, k, A, lda, B, ldb, C, ldc, acc, s);
+  return gs_mm_tc_pick<float>(m, n, k, A, lda, B, ldb, C, ldc, acc, s);
 }

@@ -4,7 +4,7 @@
 #include "gs_nbody_internal.cuh"
 
 template <typename T4>
-static __global__ void gs_nbody_terms_kernel(const T4 *pos, const T4 *vel, const T4 *acc, uint64_t count, double *t)
+static __global__ void gs_nb_terms_kernel(const T4 *pos, const T4 *vel, const T4 *acc, uint64_t count, double *t)
 {
   for (uint64_t k = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; k < count; k += (uint64_t)gridDim.x * blockDim.x) {
     const T4 p = pos[k], v = vel[k];
@@ -29,10 +29,10 @@ extern "C" int gs_nbody_diag_terms(struct gs_cuda_ctx *c, int precision, const v
   const unsigned grid = (unsigned)((count + block - 1) / block < 4096 ? (count + block - 1) / block : 4096);
   cudaStream_t st = (cudaStream_t)stream;
   if (precision)
-    gs_nbody_terms_kernel<<<grid, block, 0, st>>>((const gs_nb_double4 *)pos, (const gs_nb_double4 *)vel,
-                                                  (const gs_nb_double4 *)acc, count, terms);
+    gs_nb_terms_kernel<<<grid, block, 0, st>>>((const gs_nb_double4 *)pos, (const gs_nb_double4 *)vel,
+                                               (const gs_nb_double4 *)acc, count, terms);
   else
-    gs_nbody_terms_kernel<<<grid, block, 0, st>>>((const float4 *)pos, (const float4 *)vel, (const float4 *)acc,
-                                                  count, terms);
+    gs_nb_terms_kernel<<<grid, block, 0, st>>>((const float4 *)pos, (const float4 *)vel, (const float4 *)acc,
+                                               count, terms);
   return (int)cudaGetLastError();
 }

@@ -1,6 +1,7 @@
 /* gs_nbody_internal.cuh: shared by the N-body sources in cuda/ (CUDA C++ only, never included
- * from C). Owns what the force kernels (gs_nbody_kernels.cu) and the integrators
- * (gs_nbody_integrate.cu) have in common:
+ * from C). Owns what the force kernels (gs_nbody_kernels.cu), the integrators
+ * (gs_nbody_integrate.cu) and the diagnostics (gs_nbody_diag.cu) have in common; the tree's
+ * files take the vector types and the reciprocal square root from it (gs_tree_internal.cuh):
  *   - the body vector type of each precision (float4, or gs_nb_double4: four doubles);
  *   - the reciprocal square roots the ladder steps use, in both precisions;
  *   - the last step of every force kernel: scale by G, negate the potential, store or add.

@@ -26,44 +26,44 @@
  * own type-independent helpers, none of our instantiations. */
 namespace {
 template <typename T, typename A>
-struct gs_cub_to_acc {
+struct gs_rd_cub_to_acc {
   __host__ __device__ __forceinline__ A operator()(T x) const { return (A)x; }
 };
 template <int OP>
-struct gs_cub_op {
-  template <typename A> __device__ __forceinline__ A operator()(A a, A b) const { return gs_combine<OP, A>(a, b); }
+struct gs_rd_cub_op {
+  template <typename A> __device__ __forceinline__ A operator()(A a, A b) const { return gs_rd_combine<OP, A>(a, b); }
 };
 } // namespace
 
 template <typename T, typename A, typename Op>
-static cudaError_t gs_cub_run(const void *d_in, uint64_t n, void *d_temp, size_t *temp_bytes,
-                              void *d_out, cudaStream_t st, Op op, A init)
+static cudaError_t gs_rd_cub_run(const void *d_in, uint64_t n, void *d_temp, size_t *temp_bytes,
+                                 void *d_out, cudaStream_t st, Op op, A init)
 {
 #if CUB_VERSION >= 200400
   return cub::DeviceReduce::TransformReduce(d_temp, *temp_bytes, (const T *)d_in, (A *)d_out,
-                                            (int64_t)n, op, gs_cub_to_acc<T, A>(), init, st);
+                                            (int64_t)n, op, gs_rd_cub_to_acc<T, A>(), init, st);
 #else
-  typedef cub::TransformInputIterator<A, gs_cub_to_acc<T, A>, const T *> It;
+  typedef cub::TransformInputIterator<A, gs_rd_cub_to_acc<T, A>, const T *> It;
   return cub::DispatchReduce<It, A *, long long, Op, A>::Dispatch(
-      d_temp, *temp_bytes, It((const T *)d_in, gs_cub_to_acc<T, A>()), (A *)d_out, (long long)n, op,
+      d_temp, *temp_bytes, It((const T *)d_in, gs_rd_cub_to_acc<T, A>()), (A *)d_out, (long long)n, op,
       init, st);
 #endif
 }
 
 template <typename T, typename A>
-static cudaError_t gs_cub_typed(int op, const void *d_in, uint64_t n, void *d_temp,
-                                size_t *temp_bytes, void *d_out, cudaStream_t st)
+static cudaError_t gs_rd_cub_typed(int op, const void *d_in, uint64_t n, void *d_temp,
+                                   size_t *temp_bytes, void *d_out, cudaStream_t st)
 {
   switch (op) {
   case GS_OP_SUM:
-    return gs_cub_run<T, A>(d_in, n, d_temp, temp_bytes, d_out, st, gs_cub_op<GS_OP_SUM>(),
-                            gs_identity<GS_OP_SUM, A>());
+    return gs_rd_cub_run<T, A>(d_in, n, d_temp, temp_bytes, d_out, st, gs_rd_cub_op<GS_OP_SUM>(),
+                               gs_rd_identity<GS_OP_SUM, A>());
   case GS_OP_MIN:
-    return gs_cub_run<T, A>(d_in, n, d_temp, temp_bytes, d_out, st, gs_cub_op<GS_OP_MIN>(),
-                            gs_identity<GS_OP_MIN, A>());
+    return gs_rd_cub_run<T, A>(d_in, n, d_temp, temp_bytes, d_out, st, gs_rd_cub_op<GS_OP_MIN>(),
+                               gs_rd_identity<GS_OP_MIN, A>());
   default:
-    return gs_cub_run<T, A>(d_in, n, d_temp, temp_bytes, d_out, st, gs_cub_op<GS_OP_MAX>(),
-                            gs_identity<GS_OP_MAX, A>());
+    return gs_rd_cub_run<T, A>(d_in, n, d_temp, temp_bytes, d_out, st, gs_rd_cub_op<GS_OP_MAX>(),
+                               gs_rd_identity<GS_OP_MAX, A>());
   }
 }
 
@@ -74,9 +74,9 @@ extern "C" int gs_reduce_cub_run(int dtype, int op, const void *d_in, uint64_t n
   cudaError_t e;
   if (!temp_bytes || n == 0) return (int)cudaErrorInvalidValue;
   switch (dtype) {
-  case GS_DTYPE_INT32: e = gs_cub_typed<int, long long>(op, d_in, n, d_temp, temp_bytes, d_out, st); break;
-  case GS_DTYPE_FLOAT: e = gs_cub_typed<float, double>(op, d_in, n, d_temp, temp_bytes, d_out, st); break;
-  case GS_DTYPE_DOUBLE: e = gs_cub_typed<double, double>(op, d_in, n, d_temp, temp_bytes, d_out, st); break;
+  case GS_DTYPE_INT32: e = gs_rd_cub_typed<int, long long>(op, d_in, n, d_temp, temp_bytes, d_out, st); break;
+  case GS_DTYPE_FLOAT: e = gs_rd_cub_typed<float, double>(op, d_in, n, d_temp, temp_bytes, d_out, st); break;
+  case GS_DTYPE_DOUBLE: e = gs_rd_cub_typed<double, double>(op, d_in, n, d_temp, temp_bytes, d_out, st); break;
   default: return (int)cudaErrorInvalidValue;
   }
   /* CUB checks its launches with cudaPeekAtLastError, which leaves a launch error set; read and

@@ -22,20 +22,20 @@
 #include "gs_cuda.h"
 
 /* Workspace layout, the same for every kernel id, so that one workspace sized for the largest
- * need can serve all kernels in turn: bytes [0, GS_WS_HEADER) hold onepass' arrival counter and
- * nothing else ever writes there; scratch (partials, CUB temp storage) starts at GS_WS_HEADER.
+ * need can serve all kernels in turn: bytes [0, GS_RD_WS_HEADER) hold onepass' arrival counter and
+ * nothing else ever writes there; scratch (partials, CUB temp storage) starts at GS_RD_WS_HEADER.
  * A kernel that needs no scratch for a given n needs no workspace at all (0 bytes). */
-#define GS_WS_HEADER ((size_t)256)
+#define GS_RD_WS_HEADER ((size_t)256)
 
 /* Round up to 256 bytes: keeps every scratch array on its own cache lines, and CUB's temp storage
  * aligned the way CUB aligns its own allocations. */
-static inline size_t gs_ws_align(size_t b) { return (b + 255) & ~(size_t)255; }
+static inline size_t gs_rd_ws_align(size_t b) { return (b + 255) & ~(size_t)255; }
 
 /* Combine two values under op OP. Written as compare-and-select, not fmin/fmax, so that MIN/MAX
  * return one of the operands bit for bit (the exact extreme element): gs_acc_combine's rule,
  * here for any type, because kernels 8 and 9 also combine elements before they widen them. */
 template <int OP, typename A>
-__device__ __forceinline__ A gs_combine(A a, A b)
+__device__ __forceinline__ A gs_rd_combine(A a, A b)
 {
   if constexpr (OP == GS_OP_SUM)
     return a + b;
@@ -48,14 +48,14 @@ __device__ __forceinline__ A gs_combine(A a, A b)
 /* Neutral element of OP in type V, used to pad threads and blocks that hold no data:
  * gs_acc_identity (0; +-infinity for doubles, so that an input of infinities still returns itself;
  * the int64 extremes for ints). V is an accumulator type (long long, double), or, in the MIN/MAX
- * thread accumulators of kernels 8 and 9 (gs_tacc_t in gs_reduce_kernels.cu), the element type
+ * thread accumulators of kernels 8 and 9 (gs_rd_tacc_t in gs_reduce_kernels.cu), the element type
  * itself. For float that is the same value (0 and +-infinity are exact in float and widen back
  * unchanged). An int cannot hold the int64 extremes: it gets them saturated, INT32_MAX / INT32_MIN,
  * which widen to values that are no int64 identity but are neutral for every value an int32 input
  * can put into the accumulator; and the padding never is the result, since a kernel always sees
  * at least one element (n == 0 never reaches a kernel: the dispatcher writes gs_acc_identity). */
 template <int OP, typename V>
-static __host__ __device__ __forceinline__ V gs_identity()
+static __host__ __device__ __forceinline__ V gs_rd_identity()
 {
   if constexpr (cuda::std::is_same_v<V, long long>) {
     return gs_acc_identity(GS_DTYPE_INT32, OP).i;
@@ -64,7 +64,7 @@ static __host__ __device__ __forceinline__ V gs_identity()
   } else if constexpr (cuda::std::is_same_v<V, float>) {
     return (float)gs_acc_identity(GS_DTYPE_FLOAT, OP).d;
   } else {
-    static_assert(cuda::std::is_same_v<V, int>, "gs_identity: an accumulator or element type");
+    static_assert(cuda::std::is_same_v<V, int>, "gs_rd_identity: an accumulator or element type");
     const long long a = gs_acc_identity(GS_DTYPE_INT32, OP).i;
     constexpr int hi = cuda::std::numeric_limits<int>::max(), lo = cuda::std::numeric_limits<int>::lowest();
     return a > hi ? hi : a < lo ? lo : (int)a;
@@ -73,10 +73,10 @@ static __host__ __device__ __forceinline__ V gs_identity()
 
 /* Sum of a warp's 32 values into lane 0, in a fixed tree order. */
 template <int OP, typename A>
-__device__ __forceinline__ A gs_warp_reduce(A v)
+__device__ __forceinline__ A gs_rd_warp_reduce(A v)
 {
 #pragma unroll
-  for (int off = 16; off > 0; off >>= 1) v = gs_combine<OP>(v, __shfl_down_sync(0xffffffffu, v, off));
+  for (int off = 16; off > 0; off >>= 1) v = gs_rd_combine<OP>(v, __shfl_down_sync(0xffffffffu, v, off));
   return v;
 }
 
@@ -84,16 +84,16 @@ __device__ __forceinline__ A gs_warp_reduce(A v)
  * most 1024. Warps reduce by shuffles, lane 0 of each parks its value in shared memory, warp 0
  * reduces those. The caller must __syncthreads() before calling this twice in one kernel. */
 template <int OP, typename A>
-__device__ __forceinline__ A gs_block_reduce(A v)
+__device__ __forceinline__ A gs_rd_block_reduce(A v)
 {
   __shared__ A warp_part[32];
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-  v = gs_warp_reduce<OP>(v);
+  v = gs_rd_warp_reduce<OP>(v);
   if (lane == 0) warp_part[warp] = v;
   __syncthreads();
   if (warp == 0) {
-    v = lane < (blockDim.x >> 5) ? warp_part[lane] : gs_identity<OP, A>();
-    v = gs_warp_reduce<OP>(v);
+    v = lane < (blockDim.x >> 5) ? warp_part[lane] : gs_rd_identity<OP, A>();
+    v = gs_rd_warp_reduce<OP>(v);
   }
   return v;
 }
@@ -102,7 +102,7 @@ __device__ __forceinline__ A gs_block_reduce(A v)
  * size, both from the launch context c (read once per device and remembered there: at 2^20
  * elements each microsecond of host time per call shows). */
 template <auto Kernel>
-static cudaError_t gs_persistent_grid(struct gs_cuda_ctx *c, int block, uint64_t *grid)
+static cudaError_t gs_rd_persistent_grid(struct gs_cuda_ctx *c, int block, uint64_t *grid)
 {
   int per_sm = 0;
   const cudaError_t e = (cudaError_t)gs_cuda_ctx_occupancy(c, (const void *)Kernel, block, &per_sm);

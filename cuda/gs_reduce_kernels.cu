@@ -1,6 +1,6 @@
 /* gs_reduce_kernels.cu: the reduction entry points of gs_cuda.h (gs_reduce_kernels_workspace,
  * gs_reduce_kernels_launch) and our modern kernels:
- *   8 "vec":     each thread of a persistent grid streams 16-byte vectors, GS_VEC_UNROLL loads in
+ *   8 "vec":     each thread of a persistent grid streams 16-byte vectors, GS_RD_VEC_UNROLL loads in
  *                flight per step, into a register accumulator; shuffle block reduction; one partial
  *                per block; a second, single-block launch reduces the partials into d_out.
  *   9 "onepass": the same main loop in one launch: the last block to arrive (an atomic counter in
@@ -23,11 +23,11 @@
 /* 16-byte loads in flight per thread per loop step. Four keep 64-96 KB in flight per SM, two to
  * three times what Little's law asks of HBM3e at 4.8 TB/s. Measured on an H200: 2 and 8 are
  * within noise of 4 from 2^24 elements up; 2 is slower at 2^20. */
-#ifndef GS_VEC_UNROLL
-#define GS_VEC_UNROLL 4
+#ifndef GS_RD_VEC_UNROLL
+#define GS_RD_VEC_UNROLL 4
 #endif
 
-/* gs_vec_kernel and gs_onepass_kernel carry no __launch_bounds__: ptxas then takes 30-34
+/* gs_rd_vec_kernel and gs_rd_onepass_kernel carry no __launch_bounds__: ptxas then takes 30-34
  * registers and spills nothing, which fits blocks of 1024 threads (64 at most) at 75-100%
  * occupancy. Tried: __launch_bounds__(1024) squeezed ptxas into 32 registers with spills;
  * (1024, 1) and __maxnreg__(40) let it unroll further into 40-64 registers, spilling or halving
@@ -36,29 +36,29 @@
 
 /* The 16-byte vector of element type T. */
 template <typename T>
-using gs_vec_t = cuda::std::conditional_t<sizeof(T) == 8, double2,
+using gs_rd_vec_t = cuda::std::conditional_t<sizeof(T) == 8, double2,
                                           cuda::std::conditional_t<cuda::std::is_same_v<T, int>, int4, float4>>;
 
 /* A thread's private accumulator: the accumulator type for sums (int sums would overflow, float
  * sums must be exact), the element type itself for MIN/MAX (the extreme is exact in T, and that
  * saves a conversion per element: one at the end instead). */
 template <int OP, typename T, typename A>
-using gs_tacc_t = cuda::std::conditional_t<OP == GS_OP_SUM, A, T>;
+using gs_rd_tacc_t = cuda::std::conditional_t<OP == GS_OP_SUM, A, T>;
 
 /* Combine the lanes of one vector: a two-level tree for four lanes, one step for two. */
 template <int OP, typename T, typename A>
-static __device__ __forceinline__ gs_tacc_t<OP, T, A> gs_fold(gs_vec_t<T> v)
+static __device__ __forceinline__ gs_rd_tacc_t<OP, T, A> gs_rd_fold(gs_rd_vec_t<T> v)
 {
-  using TA = gs_tacc_t<OP, T, A>;
+  using TA = gs_rd_tacc_t<OP, T, A>;
   if constexpr (sizeof(T) == 8)
-    return gs_combine<OP, TA>((TA)v.x, (TA)v.y);
+    return gs_rd_combine<OP, TA>((TA)v.x, (TA)v.y);
   else
-    return gs_combine<OP, TA>(gs_combine<OP, TA>((TA)v.x, (TA)v.y), gs_combine<OP, TA>((TA)v.z, (TA)v.w));
+    return gs_rd_combine<OP, TA>(gs_rd_combine<OP, TA>((TA)v.x, (TA)v.y), gs_rd_combine<OP, TA>((TA)v.z, (TA)v.w));
 }
 
 /* Streaming 16-byte load: read once, so ask the caches to evict it first (ld.global.cs). */
 template <typename V>
-static __device__ __forceinline__ V gs_ld_stream(const V *p)
+static __device__ __forceinline__ V gs_rd_ld_stream(const V *p)
 {
   return __ldcs(p);
 }
@@ -73,23 +73,23 @@ static __device__ __forceinline__ V gs_ld_stream(const V *p)
  * The trip count is computed once, so the loop itself costs a pointer add and a counter. The
  * vectors past the last whole tile (fewer than one tile) are spread over the whole grid. */
 template <int OP, typename T, typename A>
-static __device__ __forceinline__ gs_tacc_t<OP, T, A> gs_vec_thread(const T *__restrict__ in, uint64_t n)
+static __device__ __forceinline__ gs_rd_tacc_t<OP, T, A> gs_rd_vec_thread(const T *__restrict__ in, uint64_t n)
 {
-  using V = gs_vec_t<T>;
-  using TA = gs_tacc_t<OP, T, A>;
+  using V = gs_rd_vec_t<T>;
+  using TA = gs_rd_tacc_t<OP, T, A>;
   constexpr unsigned EPV = 16 / sizeof(T); /* elements per vector */
-  constexpr unsigned U = GS_VEC_UNROLL;
+  constexpr unsigned U = GS_RD_VEC_UNROLL;
   const unsigned tid = threadIdx.x, bd = blockDim.x;
   const uint64_t gtid = (uint64_t)blockIdx.x * bd + tid;
-  TA acc = gs_identity<OP, TA>();
+  TA acc = gs_rd_identity<OP, TA>();
 
   const unsigned mis = (unsigned)(((uintptr_t)in & 15u) / sizeof(T));
   uint64_t head = mis ? EPV - mis : 0;
   if (head > n) head = n;
   const uint64_t nvec = (n - head) / EPV;
   const uint64_t tail0 = head + nvec * EPV;
-  if (gtid < head) acc = gs_combine<OP, TA>(acc, (TA)in[gtid]);
-  if (gtid < n - tail0) acc = gs_combine<OP, TA>(acc, (TA)in[tail0 + gtid]);
+  if (gtid < head) acc = gs_rd_combine<OP, TA>(acc, (TA)in[gtid]);
+  if (gtid < n - tail0) acc = gs_rd_combine<OP, TA>(acc, (TA)in[tail0 + gtid]);
 
   const V *vin = reinterpret_cast<const V *>(in + head);
   const uint64_t tile = (uint64_t)bd * U;
@@ -101,19 +101,19 @@ static __device__ __forceinline__ gs_tacc_t<OP, T, A> gs_vec_thread(const T *__r
     for (; iters; --iters, p += step) {
       V x[U];
 #pragma unroll
-      for (unsigned u = 0; u < U; ++u) x[u] = gs_ld_stream(p + u * bd);
+      for (unsigned u = 0; u < U; ++u) x[u] = gs_rd_ld_stream(p + u * bd);
       TA s[U];
 #pragma unroll
-      for (unsigned u = 0; u < U; ++u) s[u] = gs_fold<OP, T, A>(x[u]);
+      for (unsigned u = 0; u < U; ++u) s[u] = gs_rd_fold<OP, T, A>(x[u]);
 #pragma unroll
       for (unsigned w = 1; w < U; w *= 2)
 #pragma unroll
-        for (unsigned u = 0; u < U; u += 2 * w) s[u] = gs_combine<OP, TA>(s[u], s[u + w]);
-      acc = gs_combine<OP, TA>(acc, s[0]);
+        for (unsigned u = 0; u < U; u += 2 * w) s[u] = gs_rd_combine<OP, TA>(s[u], s[u + w]);
+      acc = gs_rd_combine<OP, TA>(acc, s[0]);
     }
   }
   for (uint64_t i = ntiles * tile + gtid; i < nvec; i += (uint64_t)gridDim.x * bd)
-    acc = gs_combine<OP, TA>(acc, gs_fold<OP, T, A>(gs_ld_stream(vin + i)));
+    acc = gs_rd_combine<OP, TA>(acc, gs_rd_fold<OP, T, A>(gs_rd_ld_stream(vin + i)));
   return acc;
 }
 
@@ -121,26 +121,26 @@ static __device__ __forceinline__ gs_tacc_t<OP, T, A> gs_vec_thread(const T *__r
  * t, t + blockDim.x, ..., then the fixed block tree. Reads go to L2 (__ldcg): in onepass the
  * partials were written by other blocks of the same launch, and L1 is not coherent. */
 template <int OP, typename A>
-static __device__ __forceinline__ A gs_reduce_partials(const A *partials, unsigned m)
+static __device__ __forceinline__ A gs_rd_partials(const A *partials, unsigned m)
 {
-  A v = gs_identity<OP, A>();
-  for (unsigned i = threadIdx.x; i < m; i += blockDim.x) v = gs_combine<OP, A>(v, __ldcg(partials + i));
-  return gs_block_reduce<OP, A>(v);
+  A v = gs_rd_identity<OP, A>();
+  for (unsigned i = threadIdx.x; i < m; i += blockDim.x) v = gs_rd_combine<OP, A>(v, __ldcg(partials + i));
+  return gs_rd_block_reduce<OP, A>(v);
 }
 
 /* 8 "vec", first launch: one partial per block (into d_out itself when the grid is one block). */
 template <int OP, typename T, typename A>
-static __global__ void gs_vec_kernel(const T *__restrict__ in, uint64_t n, A *partials)
+static __global__ void gs_rd_vec_kernel(const T *__restrict__ in, uint64_t n, A *partials)
 {
-  const A b = gs_block_reduce<OP, A>((A)gs_vec_thread<OP, T, A>(in, n));
+  const A b = gs_rd_block_reduce<OP, A>((A)gs_rd_vec_thread<OP, T, A>(in, n));
   if (threadIdx.x == 0) partials[blockIdx.x] = b;
 }
 
 /* 8 "vec", second launch: one block reduces the m partials into out. */
 template <int OP, typename A>
-static __global__ void __launch_bounds__(1024) gs_vec_final_kernel(const A *partials, unsigned m, A *out)
+static __global__ void __launch_bounds__(1024) gs_rd_vec_final_kernel(const A *partials, unsigned m, A *out)
 {
-  const A r = gs_reduce_partials<OP, A>(partials, m);
+  const A r = gs_rd_partials<OP, A>(partials, m);
   if (threadIdx.x == 0) *out = r;
 }
 
@@ -148,11 +148,11 @@ static __global__ void __launch_bounds__(1024) gs_vec_final_kernel(const A *part
  * last reduces every partial in index order (not arrival order: deterministic), writes out and
  * resets the counter for the next launch on this workspace. */
 template <int OP, typename T, typename A>
-static __global__ void gs_onepass_kernel(const T *__restrict__ in, uint64_t n, A *partials, unsigned *counter,
-                                         A *out)
+static __global__ void gs_rd_onepass_kernel(const T *__restrict__ in, uint64_t n, A *partials, unsigned *counter,
+                                            A *out)
 {
   __shared__ bool am_last;
-  const A b = gs_block_reduce<OP, A>((A)gs_vec_thread<OP, T, A>(in, n));
+  const A b = gs_rd_block_reduce<OP, A>((A)gs_rd_vec_thread<OP, T, A>(in, n));
   if (gridDim.x == 1) { /* a single block needs neither partials nor counter */
     if (threadIdx.x == 0) *out = b;
     return;
@@ -167,10 +167,10 @@ static __global__ void gs_onepass_kernel(const T *__restrict__ in, uint64_t n, A
     am_last = arrivals.fetch_add(1u, cuda::std::memory_order_acq_rel) == gridDim.x - 1;
   }
   /* Orders the rest of the last block after thread 0's acquire (and separates the two uses of
-   * gs_block_reduce's shared memory). */
+   * gs_rd_block_reduce's shared memory). */
   __syncthreads();
   if (!am_last) return;
-  const A r = gs_reduce_partials<OP, A>(partials, gridDim.x);
+  const A r = gs_rd_partials<OP, A>(partials, gridDim.x);
   if (threadIdx.x == 0) {
     *out = r;
     *counter = 0; /* nobody else touches it in this launch: the next launch finds it at zero */
@@ -178,7 +178,7 @@ static __global__ void gs_onepass_kernel(const T *__restrict__ in, uint64_t n, A
 }
 
 /* n == 0: write the result of an empty reduction. */
-static __global__ void gs_fill_acc_kernel(union gs_acc *out, union gs_acc v) { *out = v; }
+static __global__ void gs_rd_fill_acc_kernel(union gs_acc *out, union gs_acc v) { *out = v; }
 
 /* ---- host side ------------------------------------------------------------------------------ */
 
@@ -186,72 +186,72 @@ static __global__ void gs_fill_acc_kernel(union gs_acc *out, union gs_acc v) { *
  * The grid is the persistent one, capped by the tiles the data has (at least one block), so small
  * inputs get no idle blocks and onepass at 2^20 runs in one short wave. */
 template <int OP, typename T, typename A>
-static cudaError_t gs_modern_typed(struct gs_cuda_ctx *c, int kernel, const void *d_in, uint64_t n, void *d_ws,
-                                   size_t ws_bytes, void *d_out, int block, cudaStream_t st, size_t *need)
+static cudaError_t gs_rd_modern_typed(struct gs_cuda_ctx *c, int kernel, const void *d_in, uint64_t n, void *d_ws,
+                                      size_t ws_bytes, void *d_out, int block, cudaStream_t st, size_t *need)
 {
   const T *in = (const T *)d_in;
   unsigned char *ws = (unsigned char *)d_ws;
   A *out = (A *)d_out;
   const bool onepass = kernel == GS_RK_ONEPASS;
   uint64_t grid = 0;
-  cudaError_t e = onepass ? gs_persistent_grid<gs_onepass_kernel<OP, T, A>>(c, block, &grid)
-                          : gs_persistent_grid<gs_vec_kernel<OP, T, A>>(c, block, &grid);
+  cudaError_t e = onepass ? gs_rd_persistent_grid<gs_rd_onepass_kernel<OP, T, A>>(c, block, &grid)
+                          : gs_rd_persistent_grid<gs_rd_vec_kernel<OP, T, A>>(c, block, &grid);
   if (e != cudaSuccess) return e;
   /* Blocks that have a whole tile of work (a slight overcount: head and tail are scalar). */
-  const uint64_t tile = (uint64_t)block * GS_VEC_UNROLL * (16 / sizeof(T));
+  const uint64_t tile = (uint64_t)block * GS_RD_VEC_UNROLL * (16 / sizeof(T));
   const uint64_t wanted = (n + tile - 1) / tile;
   if (grid > wanted) grid = wanted;
   if (grid < 1) grid = 1;
 
-  const size_t bytes = grid > 1 ? GS_WS_HEADER + grid * sizeof(A) : 0;
+  const size_t bytes = grid > 1 ? GS_RD_WS_HEADER + grid * sizeof(A) : 0;
   if (need) { *need = bytes; return cudaSuccess; }
   if (ws_bytes < bytes || (bytes && !ws)) return cudaErrorInvalidValue;
-  A *partials = grid > 1 ? (A *)(ws + GS_WS_HEADER) : out;
+  A *partials = grid > 1 ? (A *)(ws + GS_RD_WS_HEADER) : out;
 
   if (onepass) {
-    gs_onepass_kernel<OP, T, A><<<(unsigned)grid, block, 0, st>>>(in, n, partials, (unsigned *)ws, out);
+    gs_rd_onepass_kernel<OP, T, A><<<(unsigned)grid, block, 0, st>>>(in, n, partials, (unsigned *)ws, out);
   } else {
-    gs_vec_kernel<OP, T, A><<<(unsigned)grid, block, 0, st>>>(in, n, partials);
-    if (grid > 1) gs_vec_final_kernel<OP, A><<<1, block, 0, st>>>(partials, (unsigned)grid, out);
+    gs_rd_vec_kernel<OP, T, A><<<(unsigned)grid, block, 0, st>>>(in, n, partials);
+    if (grid > 1) gs_rd_vec_final_kernel<OP, A><<<1, block, 0, st>>>(partials, (unsigned)grid, out);
   }
   return cudaGetLastError();
 }
 
 template <typename T, typename A>
-static cudaError_t gs_modern_op(struct gs_cuda_ctx *c, int kernel, int op, const void *d_in, uint64_t n,
-                                void *d_ws, size_t ws_bytes, void *d_out, int block, cudaStream_t st,
-                                size_t *need)
+static cudaError_t gs_rd_modern_op(struct gs_cuda_ctx *c, int kernel, int op, const void *d_in, uint64_t n,
+                                   void *d_ws, size_t ws_bytes, void *d_out, int block, cudaStream_t st,
+                                   size_t *need)
 {
   switch (op) {
   case GS_OP_SUM:
-    return gs_modern_typed<GS_OP_SUM, T, A>(c, kernel, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
+    return gs_rd_modern_typed<GS_OP_SUM, T, A>(c, kernel, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
   case GS_OP_MIN:
-    return gs_modern_typed<GS_OP_MIN, T, A>(c, kernel, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
+    return gs_rd_modern_typed<GS_OP_MIN, T, A>(c, kernel, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
   default:
-    return gs_modern_typed<GS_OP_MAX, T, A>(c, kernel, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
+    return gs_rd_modern_typed<GS_OP_MAX, T, A>(c, kernel, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
   }
 }
 
 /* Kernel 10: CUB sizes its own temp storage; the workspace header stays ours. */
-static cudaError_t gs_dispatch_cub(int dtype, int op, const void *d_in, uint64_t n, void *d_ws, size_t ws_bytes,
-                                   void *d_out, cudaStream_t st, size_t *need)
+static cudaError_t gs_rd_dispatch_cub(int dtype, int op, const void *d_in, uint64_t n, void *d_ws, size_t ws_bytes,
+                                      void *d_out, cudaStream_t st, size_t *need)
 {
   size_t temp = 0;
   if (need) {
     const cudaError_t e = (cudaError_t)gs_reduce_cub_run(dtype, op, NULL, n, NULL, &temp, NULL, st);
-    *need = GS_WS_HEADER + temp;
+    *need = GS_RD_WS_HEADER + temp;
     return e;
   }
-  if (!d_ws || ws_bytes <= GS_WS_HEADER) return cudaErrorInvalidValue;
-  temp = ws_bytes - GS_WS_HEADER;
-  return (cudaError_t)gs_reduce_cub_run(dtype, op, d_in, n, (unsigned char *)d_ws + GS_WS_HEADER, &temp, d_out, st);
+  if (!d_ws || ws_bytes <= GS_RD_WS_HEADER) return cudaErrorInvalidValue;
+  temp = ws_bytes - GS_RD_WS_HEADER;
+  return (cudaError_t)gs_reduce_cub_run(dtype, op, d_in, n, (unsigned char *)d_ws + GS_RD_WS_HEADER, &temp, d_out, st);
 }
 
 /* Shared by both entry points so that the workspace they agree on comes from one plan: with need
  * != NULL it only sizes the workspace, otherwise it launches. */
-static cudaError_t gs_reduce_dispatch(struct gs_cuda_ctx *c, int kernel, int dtype, int op, const void *d_in,
-                                      uint64_t n, void *d_ws, size_t ws_bytes, void *d_out, int block,
-                                      cudaStream_t st, size_t *need)
+static cudaError_t gs_rd_dispatch(struct gs_cuda_ctx *c, int kernel, int dtype, int op, const void *d_in,
+                                  uint64_t n, void *d_ws, size_t ws_bytes, void *d_out, int block,
+                                  cudaStream_t st, size_t *need)
 {
   if (!c || kernel < GS_RK_INTERLEAVED || kernel >= GS_RK_COUNT) return cudaErrorInvalidValue;
   if (dtype < 0 || dtype >= GS_DTYPE_COUNT || op < 0 || op >= GS_OP_COUNT) return cudaErrorInvalidValue;
@@ -261,19 +261,19 @@ static cudaError_t gs_reduce_dispatch(struct gs_cuda_ctx *c, int kernel, int dty
 
   if (n == 0) {
     if (need) { *need = 0; return cudaSuccess; }
-    gs_fill_acc_kernel<<<1, 1, 0, st>>>((union gs_acc *)d_out, gs_acc_identity(dtype, op));
+    gs_rd_fill_acc_kernel<<<1, 1, 0, st>>>((union gs_acc *)d_out, gs_acc_identity(dtype, op));
     return cudaGetLastError();
   }
-  if (kernel == GS_RK_CUB) return gs_dispatch_cub(dtype, op, d_in, n, d_ws, ws_bytes, d_out, st, need);
+  if (kernel == GS_RK_CUB) return gs_rd_dispatch_cub(dtype, op, d_in, n, d_ws, ws_bytes, d_out, st, need);
   if (kernel <= GS_RK_MULTI)
     return gs_reduce_ladder_launch(c, kernel, dtype, op, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
   switch (dtype) {
   case GS_DTYPE_INT32:
-    return gs_modern_op<int, long long>(c, kernel, op, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
+    return gs_rd_modern_op<int, long long>(c, kernel, op, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
   case GS_DTYPE_FLOAT:
-    return gs_modern_op<float, double>(c, kernel, op, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
+    return gs_rd_modern_op<float, double>(c, kernel, op, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
   default:
-    return gs_modern_op<double, double>(c, kernel, op, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
+    return gs_rd_modern_op<double, double>(c, kernel, op, d_in, n, d_ws, ws_bytes, d_out, block, st, need);
   }
 }
 
@@ -284,7 +284,7 @@ extern "C" size_t gs_reduce_kernels_workspace(struct gs_cuda_ctx *c, int kernel,
                                               int block)
 {
   size_t need = 0;
-  if (gs_reduce_dispatch(c, kernel, dtype, op, NULL, n, NULL, 0, NULL, block, 0, &need) != cudaSuccess) return 0;
+  if (gs_rd_dispatch(c, kernel, dtype, op, NULL, n, NULL, 0, NULL, block, 0, &need) != cudaSuccess) return 0;
   return need;
 }
 
@@ -292,6 +292,6 @@ extern "C" int gs_reduce_kernels_launch(struct gs_cuda_ctx *c, int kernel, int d
                                         uint64_t n, void *d_ws, size_t ws_bytes, void *d_out, int block,
                                         void *stream)
 {
-  return (int)gs_reduce_dispatch(c, kernel, dtype, op, d_in, n, d_ws, ws_bytes, d_out, block, (cudaStream_t)stream,
-                                 NULL);
+  return (int)gs_rd_dispatch(c, kernel, dtype, op, d_in, n, d_ws, ws_bytes, d_out, block, (cudaStream_t)stream,
+                             NULL);
 }

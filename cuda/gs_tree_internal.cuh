@@ -41,9 +41,9 @@
  * pair, so the stack never holds more than GS_TR_STACK_PAR + GS_TR_DEPTH_MAX + 2 entries:
  * GS_TR_STACK has room for that, and the walk traps (a launch error, never a silent overflow)
  * should it ever not. A walk whose frontier outgrows GS_TR_STACK_PAR loses its parallelism: the
- * bound is a trade of shared memory (4 bytes a warp per entry) against that. Measured on an H200
- * (Plummer, theta 0.5, float; walk at 2^20 / 2^24): 256 entries 70.8 / 1371 ms, 1024 50.1 / 888,
- * 2048 42.6 / 775, 3072 (3 warps a block) 43.0 / 776, 4096 (2 warps) 44.3 / 800. */
+ * bound is a trade of shared memory (4 bytes a warp per entry) against that. 2048 walked fastest
+ * of the bounds measured, smaller ones losing parallelism, larger ones warps per block
+ * (docs/performance.md, the tree's section). */
 #ifndef GS_TR_STACK_PAR
 #define GS_TR_STACK_PAR 2048
 #endif
@@ -61,7 +61,7 @@
 
 #define GS_TR_NONE 0xffffffffu
 
-/* Boundaries one launch of gs_tree_bounds_launch finds (more take several). */
+/* Boundaries one launch of gs_tree_order_bounds_launch finds (more take several). */
 #define GS_TR_BOUNDS 24
 
 /* Byte offsets of the workspace's arrays (each 256-byte aligned). */

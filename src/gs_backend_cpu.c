@@ -1,7 +1,8 @@
 /* gs_backend_cpu.c: the reference backend's core. A "device buffer" is host memory, a copy is
  * memcpy, a queue runs work at once and an event is a clock read, so the drivers' code (MPI and
  * overlap included) runs unchanged on a machine with no GPU. Its workload primitives (OpenMP)
- * are in gs_backend_cpu_reduce.c and gs_backend_cpu_nbody.c. */
+ * are in gs_backend_cpu_reduce.c, gs_backend_cpu_nbody.c, gs_backend_cpu_matmul.c and
+ * gs_backend_cpu_tree.c (the Barnes-Hut tree); it has no device collectives. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

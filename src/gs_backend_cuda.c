@@ -1,7 +1,9 @@
 /* gs_backend_cuda.c: the CUDA backend's core, in C over the CUDA runtime API: device and pinned
  * buffers, streams, events and gates. Its workload primitives call the launchers of cuda/ from
- * gs_backend_cuda_reduce.c and gs_backend_cuda_nbody.c. Every runtime call and every launch is
- * checked; a failure names rank, host, GPU, call and line, then aborts. */
+ * gs_backend_cuda_reduce.c, gs_backend_cuda_nbody.c, gs_backend_cuda_matmul.c and
+ * gs_backend_cuda_tree.c; its device collectives (NCCL) are gs_backend_cuda_coll.c. Every
+ * runtime call and every launch is checked; a failure names rank, host, GPU, call and line, then
+ * aborts. */
 #include <config.h>
 
 #include <stdio.h>

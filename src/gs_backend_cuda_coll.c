@@ -27,8 +27,8 @@ struct gs_coll {
 };
 
 /* Abort the communicator (the device stops waiting for peers), then the job. */
-static _Noreturn void gs_coll_die(gs_ctx *c, gs_coll *k, const char *call, const char *why, const char *file,
-                                  int line) {
+static _Noreturn void gs_cuda_coll_die(gs_ctx *c, gs_coll *k, const char *call, const char *why, const char *file,
+                                       int line) {
   char text[GS_MSG_MAX];
   snprintf(text, sizeof text, "%s%s", why, k && k->comm ? " (NCCL communicator aborted)" : "");
   alarm(2 * GS_ERROR_ABORT_S); /* an abort that hangs (a proxy thread stuck on a dead peer) ends here */
@@ -44,11 +44,11 @@ static _Noreturn void gs_coll_die(gs_ctx *c, gs_coll *k, const char *call, const
     if (gs_r_ != ncclSuccess) {                                                                       \
       char gs_w_[GS_MSG_MAX];                                                                         \
       snprintf(gs_w_, sizeof gs_w_, "%s: %s", ncclGetErrorString(gs_r_), ncclGetLastError((k)->comm)); \
-      gs_coll_die((c), (k), #call, gs_w_, __FILE__, __LINE__);                                        \
+      gs_cuda_coll_die((c), (k), #call, gs_w_, __FILE__, __LINE__);                                   \
     }                                                                                                 \
   } while (0)
 
-static gs_coll *gs_coll_open(gs_ctx *c, MPI_Comm comm, char *why, size_t why_size) {
+static gs_coll *gs_cuda_coll_open(gs_ctx *c, MPI_Comm comm, char *why, size_t why_size) {
   gs_coll *k = calloc(1, sizeof *k);
   if (!k) GS_DIE(&c->where, "calloc", "out of memory");
   GS_CHECK_MPI(&c->where, MPI_Comm_rank(comm, &k->rank));
@@ -79,15 +79,15 @@ static gs_coll *gs_coll_open(gs_ctx *c, MPI_Comm comm, char *why, size_t why_siz
   return NULL;
 }
 
-static void gs_coll_close(gs_ctx *c, gs_coll *k) {
+static void gs_cuda_coll_close(gs_ctx *c, gs_coll *k) {
   if (k->comm) GS_CHECK_NCCL(c, k, ncclCommDestroy(k->comm));
   free(k);
 }
 
 /* A group of broadcasts, one from each member's slice, in place: slices of any size (the
  * decomposition's whole tiles differ by one tile) without a padded copy; NCCL runs them as one. */
-static void gs_coll_allgather(gs_ctx *c, gs_coll *k, void *buf, const uint64_t *first, const uint64_t *bytes,
-                              gs_queue *q) {
+static void gs_cuda_coll_allgather(gs_ctx *c, gs_coll *k, void *buf, const uint64_t *first, const uint64_t *bytes,
+                                   gs_queue *q) {
   GS_CHECK_NCCL(c, k, ncclGroupStart());
   for (int r = 0; r < k->size; r++) {
     char *p = (char *)buf + first[r];
@@ -96,26 +96,27 @@ static void gs_coll_allgather(gs_ctx *c, gs_coll *k, void *buf, const uint64_t *
   GS_CHECK_NCCL(c, k, ncclGroupEnd());
 }
 
-static void gs_coll_allreduce(gs_ctx *c, gs_coll *k, const void *in, void *out, uint64_t count, int dtype, int op,
-                              gs_queue *q) {
+static void gs_cuda_coll_allreduce(gs_ctx *c, gs_coll *k, const void *in, void *out, uint64_t count, int dtype, int op,
+                                   gs_queue *q) {
   ncclDataType_t t = dtype == GS_DTYPE_INT32 ? ncclInt64 : ncclFloat64;
   ncclRedOp_t o = op == GS_OP_SUM ? ncclSum : op == GS_OP_MIN ? ncclMin : ncclMax;
   GS_CHECK_NCCL(c, k, ncclAllReduce(in, out, count, t, o, k->comm, (cudaStream_t)q));
 }
 
-static void gs_coll_bcast(gs_ctx *c, gs_coll *k, void *buf, uint64_t bytes, int root, gs_queue *q) {
+static void gs_cuda_coll_bcast(gs_ctx *c, gs_coll *k, void *buf, uint64_t bytes, int root, gs_queue *q) {
   GS_CHECK_NCCL(c, k, ncclBroadcast(buf, buf, bytes, ncclInt8, root, k->comm, (cudaStream_t)q));
 }
 
 /* Spin on the event, as cudaEventSynchronize does, and once a millisecond ask NCCL and the
  * driver's policy whether the peers are still there. */
-static void gs_coll_wait(gs_ctx *c, gs_coll *k, gs_event *e, const char *(*gone)(void *arg, double waited),
-                         void *arg) {
+static void gs_cuda_coll_wait(gs_ctx *c, gs_coll *k, gs_event *e, const char *(*gone)(void *arg, double waited),
+                              void *arg) {
   double t0 = MPI_Wtime(), next = t0 + 1e-3;
   for (;;) {
     cudaError_t q = cudaEventQuery((cudaEvent_t)e);
     if (q == cudaSuccess) return;
-    if (q != cudaErrorNotReady) gs_coll_die(c, k, "cudaEventQuery (after a collective)", cudaGetErrorString(q), __FILE__, __LINE__);
+    if (q != cudaErrorNotReady)
+      gs_cuda_coll_die(c, k, "cudaEventQuery (after a collective)", cudaGetErrorString(q), __FILE__, __LINE__);
     double now = MPI_Wtime();
     if (now < next) continue;
     next = now + 1e-3;
@@ -124,14 +125,14 @@ static void gs_coll_wait(gs_ctx *c, gs_coll *k, gs_event *e, const char *(*gone)
     if (async != ncclSuccess && async != ncclInProgress) {
       char why[GS_MSG_MAX];
       snprintf(why, sizeof why, "%s: %s", ncclGetErrorString(async), ncclGetLastError(k->comm));
-      gs_coll_die(c, k, "ncclCommGetAsyncError", why, __FILE__, __LINE__);
+      gs_cuda_coll_die(c, k, "ncclCommGetAsyncError", why, __FILE__, __LINE__);
     }
     const char *peer = gone ? gone(arg, now - t0) : NULL;
-    if (peer) gs_coll_die(c, k, "waiting for an NCCL collective", peer, __FILE__, __LINE__);
+    if (peer) gs_cuda_coll_die(c, k, "waiting for an NCCL collective", peer, __FILE__, __LINE__);
     if (now - t0 > GS_COLL_TIMEOUT) {
       char why[96];
       snprintf(why, sizeof why, "not finished after %.0f s: a peer rank hangs or is gone", now - t0);
-      gs_coll_die(c, k, "waiting for an NCCL collective", why, __FILE__, __LINE__);
+      gs_cuda_coll_die(c, k, "waiting for an NCCL collective", why, __FILE__, __LINE__);
     }
   }
 }
@@ -142,10 +143,10 @@ static void gs_coll_wait(gs_ctx *c, gs_coll *k, gs_event *e, const char *(*gone)
 
 const struct gs_coll_ops gs_backend_cuda_coll_ops = {
     .name = "NCCL " GS_COLL_STR(NCCL_MAJOR) "." GS_COLL_STR(NCCL_MINOR) "." GS_COLL_STR(NCCL_PATCH),
-    .open = gs_coll_open,
-    .close = gs_coll_close,
-    .allgather = gs_coll_allgather,
-    .allreduce = gs_coll_allreduce,
-    .bcast = gs_coll_bcast,
-    .wait = gs_coll_wait,
+    .open = gs_cuda_coll_open,
+    .close = gs_cuda_coll_close,
+    .allgather = gs_cuda_coll_allgather,
+    .allreduce = gs_cuda_coll_allreduce,
+    .bcast = gs_cuda_coll_bcast,
+    .wait = gs_cuda_coll_wait,
 };

@@ -1,5 +1,5 @@
 /* gs_backend_cuda_tree.c: the CUDA backend's Barnes-Hut primitives (--solver tree) over the
- * launchers of cuda/gs_tree_build.cu and cuda/gs_tree_walk.cu. */
+ * launchers of cuda/gs_tree_build.cu, cuda/gs_tree_walk.cu and cuda/gs_tree_order.cu. */
 #include <config.h>
 
 #include "gs_backend_cuda.h"

@@ -8,7 +8,7 @@
 
 static int g_pass, g_fail;
 
-static void expect(int ok, const char *what) {
+static inline void expect(int ok, const char *what) {
   if (ok) {
     g_pass++;
     return;
@@ -19,7 +19,7 @@ static void expect(int ok, const char *what) {
 
 /* xorshift so runs are reproducible */
 static uint64_t g_rng = 88172645463325252ull;
-static double urand(void) {
+static inline double urand(void) {
   g_rng ^= g_rng << 13;
   g_rng ^= g_rng >> 7;
   g_rng ^= g_rng << 17;

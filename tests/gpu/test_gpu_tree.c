@@ -7,11 +7,7 @@
  * same bits from two builds and walks of the same input; walks by the tree's order taken back by
  * unsort (the whole order: the bits of the walk by index; two runs of it, as two ranks: within
  * the tree's error); plausible interaction counts; argument checks. Exits 77 without a GPU (and in a CPU-only build).
- * `test_gpu_tree --bench` times build and walk at 2^20 and 2^24 bodies instead (float, Plummer,
- * theta 0.5, eps 0.05: the issue's configuration; then 8 tight clusters, and every body at one
- * point, at the largest n), median of 5 after a warm-up, with the error
- * of 1024 targets against the GPU's double-precision direct sum; `--crossover` times the tree against
- * the direct kernel from 2^10 to 2^18 bodies, single and double. */
+ * The inputs and error statistics are gs_gpu_tree.h's, shared with bench_gpu_tree.c (the timings). */
 #include <config.h>
 #include "gs_gpu_skip.h"
 #ifndef GS_HAVE_CUDA
@@ -31,86 +27,12 @@ int main(void) { return gs_gpu_skip("CPU-only build (configured without CUDA)");
 #include "gs_gpu_check.h"
 #include "gs_gpu_copy.h"
 #include "gs_gpu_ref.h"
-
-static const double G = 1.0, EPS2 = 0.0025, CUT2 = 1e-4;
-
-/* One test input: npos bodies (x, y, z, m) as doubles already rounded to the precision under
- * test, of which the tree is built over the first n. */
-struct input {
-  double *b;
-  uint64_t n, npos;
-  int prec;
-};
-
-static void round_to(struct input *in)
-{
-  if (in->prec == 0)
-    for (uint64_t k = 0; k < 4 * in->npos; ++k) in->b[k] = (double)(float)in->b[k];
-}
-
-/* A Plummer sphere (scale radius 1, truncated at 20), total mass 1, centred at (cx, cy, cz) and
- * shrunk by s, into bodies [k0, k0 + cnt). */
-static void plummer(double *b, uint64_t k0, uint64_t cnt, double s, double cx, double cy, double cz, double mass)
-{
-  for (uint64_t k = k0; k < k0 + cnt; ++k) {
-    double r;
-    do r = 1.0 / sqrt(pow(urand() * 0.999 + 1e-9, -2.0 / 3.0) - 1.0); while (r > 20);
-    const double z = 2 * urand() - 1, ph = 2 * M_PI * urand(), q = sqrt(1 - z * z);
-    b[4 * k] = cx + s * r * q * cos(ph);
-    b[4 * k + 1] = cy + s * r * q * sin(ph);
-    b[4 * k + 2] = cz + s * r * z;
-    b[4 * k + 3] = mass / (double)cnt;
-  }
-}
+#include "gs_gpu_tree.h"
 
 /* Reference: targets [i0, i0 + ni) feel sources [0, n), j != i, in double: out[4k..] = (a, phi). */
 static void reference(const struct input *in, int law, uint64_t i0, uint64_t ni, double *out)
 {
   gs_ref_direct(in->b, law == GS_LAW_CUTOFF, G, EPS2, CUT2, i0, ni, 0, in->n, out, NULL);
-}
-
-static struct input make_input(uint64_t n, uint64_t npos, int prec)
-{
-  struct input in = {calloc(4 * (npos ? npos : 1), sizeof(double)), n, npos, prec};
-  if (!in.b) { fprintf(stderr, "out of memory\n"); exit(1); }
-  return in;
-}
-
-/* The arguments every test starts from: the whole input as targets, theta 0.5, Plummer. */
-static struct gs_tree_args tree_args(const struct input *in)
-{
-  struct gs_tree_args a;
-  memset(&a, 0, sizeof a);
-  a.precision = in->prec; a.law = GS_LAW_PLUMMER;
-  a.n = in->n; a.i_first = 0; a.i_count = in->npos;
-  a.potential = 1; a.G = G; a.eps2 = EPS2; a.cut2 = CUT2;
-  a.opening = GS_TREE_GEOMETRIC; a.first = 1; a.theta = 0.5; a.alpha = 1e-3;
-  return a;
-}
-
-/* A tree on the device for one input: positions, results, workspace, counters. */
-struct dev {
-  void *pos, *acc, *ws;
-  uint64_t *counts;
-  size_t ws_bytes;
-};
-
-static struct dev dev_open(struct gs_cuda_ctx *c, const struct input *in, struct gs_tree_args *a)
-{
-  struct dev d;
-  d.pos = to_dev(in->b, 4 * in->npos, in->prec);
-  CK(cudaMalloc(&d.acc, (a->i_count ? a->i_count : 1) * (in->prec ? 32 : 16)));
-  CK(cudaMemset(d.acc, 0, (a->i_count ? a->i_count : 1) * (in->prec ? 32 : 16)));
-  d.ws_bytes = gs_tree_build_workspace(c, a);
-  CK(cudaMalloc(&d.ws, d.ws_bytes ? d.ws_bytes : 1));
-  CK(cudaMalloc((void **)&d.counts, GS_TREE_COUNTS * sizeof(uint64_t)));
-  a->pos = d.pos; a->acc = d.acc; a->ws = d.ws; a->ws_bytes = d.ws_bytes; a->counts = d.counts;
-  return d;
-}
-
-static void dev_close(struct dev *d)
-{
-  CK(cudaFree(d->pos)); CK(cudaFree(d->acc)); CK(cudaFree(d->ws)); CK(cudaFree(d->counts));
 }
 
 /* Build and walk; the results into got (4 i_count doubles) and the counters into counts (if not
@@ -127,42 +49,8 @@ static int tree_run(struct gs_cuda_ctx *c, const struct gs_tree_args *a, double 
   return 0;
 }
 
-/* Error statistics over ni targets: relative acceleration error |da| / |a| (p99 and max), and the
- * largest potential error relative to |phi|. Targets with a = 0 are measured absolutely. */
-struct errs {
-  double p99, max, phi;
-};
-
-static int cmp_double(const void *x, const void *y)
-{
-  const double a = *(const double *)x, b = *(const double *)y;
-  return a < b ? -1 : a > b;
-}
-
 /* Largest relative acceleration error in n = 1, 2, 3 tests, printed. */
 static double g_small_worst;
-
-static struct errs errors(const double *got, const double *want, uint64_t ni)
-{
-  struct errs e = {0, 0, 0};
-  double *rel = malloc(sizeof(double) * (ni ? ni : 1));
-  for (uint64_t k = 0; k < ni; ++k) {
-    const double *g = got + 4 * k, *w = want + 4 * k;
-    const double da = sqrt((g[0] - w[0]) * (g[0] - w[0]) + (g[1] - w[1]) * (g[1] - w[1]) + (g[2] - w[2]) * (g[2] - w[2]));
-    const double am = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
-    rel[k] = am > 0 ? da / am : da;
-    if (!(rel[k] == rel[k])) rel[k] = INFINITY; /* NaN fails every bound */
-    const double pe = fabs(g[3] - w[3]) / (fabs(w[3]) > 0 ? fabs(w[3]) : 1.0);
-    if (!(pe <= e.phi)) e.phi = pe == pe ? pe : INFINITY;
-  }
-  qsort(rel, ni, sizeof(double), cmp_double);
-  if (ni) {
-    e.p99 = rel[(uint64_t)floor(0.99 * (double)(ni - 1))];
-    e.max = rel[ni - 1];
-  }
-  free(rel);
-  return e;
-}
 
 /* Run a on input in (targets a->i_first.., a->i_count) and compare with the direct sum: the
  * p99 error within tol99, the largest within tolmax, the potential within tolphi; prints a line. */
@@ -511,189 +399,13 @@ static void test_arguments(struct gs_cuda_ctx *c)
   free(in.b);
 }
 
-/* ---- --bench ---------------------------------------------------------------------------------- */
-
-static int cmp_float(const void *x, const void *y)
-{
-  const float a = *(const float *)x, b = *(const float *)y;
-  return a < b ? -1 : a > b;
-}
-
-/* Median of 5 timed build + walk pairs after a warm-up, on stream st: ms[0] build, ms[1] walk. */
-static void bench_time(struct gs_cuda_ctx *c, struct gs_tree_args *a, cudaStream_t st, float *ms)
-{
-  cudaEvent_t ev[3];
-  float t[2][5];
-  for (int k = 0; k < 3; ++k) CK(cudaEventCreate(&ev[k]));
-  CK(gs_tree_build_launch(c, a, st));
-  CK(gs_tree_walk_launch(c, a, st));
-  for (int r = 0; r < 5; ++r) {
-    CK(cudaMemsetAsync(a->counts, 0, GS_TREE_COUNTS * sizeof(uint64_t), st));
-    CK(cudaEventRecord(ev[0], st));
-    CK(gs_tree_build_launch(c, a, st));
-    CK(cudaEventRecord(ev[1], st));
-    CK(gs_tree_walk_launch(c, a, st));
-    CK(cudaEventRecord(ev[2], st));
-    CK(cudaEventSynchronize(ev[2]));
-    CK(cudaEventElapsedTime(&t[0][r], ev[0], ev[1]));
-    CK(cudaEventElapsedTime(&t[1][r], ev[1], ev[2]));
-  }
-  for (int k = 0; k < 2; ++k) {
-    qsort(t[k], 5, sizeof(float), cmp_float);
-    ms[k] = t[k][2];
-  }
-  for (int k = 0; k < 3; ++k) CK(cudaEventDestroy(ev[k]));
-}
-
-/* Kick + drift of n bodies (the integration of a step), median of 5, in ms. */
-static float bench_integrate(struct gs_cuda_ctx *c, void *pos, void *acc, uint64_t n, cudaStream_t st)
-{
-  void *vel = NULL;
-  cudaEvent_t e0, e1;
-  float t[5];
-  CK(cudaMalloc(&vel, n * 16));
-  CK(cudaMemsetAsync(vel, 0, n * 16, st));
-  CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
-  for (int r = 0; r < 5; ++r) {
-    CK(cudaEventRecord(e0, st));
-    CK(gs_nbody_integrate_kick(c, 0, vel, acc, n, 0.0, st));
-    CK(gs_nbody_integrate_drift(c, 0, pos, vel, n, 0.0, st)); /* dt 0: the positions stay */
-    CK(cudaEventRecord(e1, st));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaEventElapsedTime(&t[r], e0, e1));
-  }
-  qsort(t, 5, sizeof(float), cmp_float);
-  CK(cudaEventDestroy(e0)); CK(cudaEventDestroy(e1)); CK(cudaFree(vel));
-  return t[2];
-}
-
-/* The tree's accelerations of targets [0, 1024) against the GPU's double direct sum (kernel 7). */
-static struct errs bench_error(struct gs_cuda_ctx *c, const struct input *in, const void *acc)
-{
-  const uint64_t nt = in->n < 1024 ? in->n : 1024;
-  void *dpos = to_dev(in->b, 4 * in->n, 1), *dacc = NULL;
-  CK(cudaMalloc(&dacc, nt * 32));
-  struct gs_nbody_force_args f;
-  memset(&f, 0, sizeof f);
-  f.kernel = GS_NK_MULTI; f.precision = 1; f.law = GS_LAW_PLUMMER; f.pos = dpos;
-  f.i_first = 0; f.i_count = nt; f.j_first = 0; f.j_count = in->n; f.acc = dacc;
-  f.G = G; f.eps2 = EPS2;
-  CK(gs_nbody_kernels_launch(c, &f, NULL));
-  CK(cudaDeviceSynchronize());
-  double *want = malloc(sizeof(double) * 4 * nt), *got = malloc(sizeof(double) * 4 * nt);
-  from_dev(want, dacc, 4 * nt, 1);
-  from_dev(got, acc, 4 * nt, 0);
-  for (uint64_t k = 0; k < nt; ++k) got[4 * k + 3] = want[4 * k + 3] = 0; /* forces only */
-  const struct errs e = errors(got, want, nt);
-  CK(cudaFree(dpos)); CK(cudaFree(dacc));
-  free(want); free(got);
-  return e;
-}
-
-/* One configuration: n bodies, a Plummer sphere (shape 0), 8 tight clusters of radius 1e-4 in
- * one (1), or every body at one point (2). */
-static void bench_one(struct gs_cuda_ctx *c, uint64_t n, int clustered)
-{
-  static const char *shape[3] = {"plummer", "8 clusters", "coincident"};
-  struct input in = make_input(n, n, 0);
-  if (clustered == 2) {
-    for (uint64_t k = 0; k < n; ++k) in.b[4 * k] = 0.25, in.b[4 * k + 1] = -0.5, in.b[4 * k + 3] = 1.0 / n;
-  } else if (clustered) {
-    for (int k = 0; k < 8; ++k)
-      plummer(in.b, (uint64_t)k * (n / 8), n / 8, 1e-4, urand() - 0.5, urand() - 0.5, urand() - 0.5, 1.0 / 8);
-  } else {
-    plummer(in.b, 0, n, 1.0, 0, 0, 0, 1.0);
-  }
-  round_to(&in);
-  struct gs_tree_args a = tree_args(&in);
-  a.potential = 0;
-  struct dev d = dev_open(c, &in, &a);
-  cudaStream_t st;
-  CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-  float ms[2];
-  bench_time(c, &a, st, ms);
-  uint64_t counts[GS_TREE_COUNTS];
-  CK(cudaMemcpy(counts, a.counts, sizeof counts, cudaMemcpyDeviceToHost));
-  const float integ = bench_integrate(c, d.pos, d.acc, n, st);
-  const struct errs e = bench_error(c, &in, d.acc);
-  printf("bench n %llu %s float theta 0.5 eps 0.05: build %.3f ms, walk %.3f ms, kick+drift %.3f ms, step %.3f ms; "
-         "%.0f interactions/body (%.0f body-body, %.0f body-cell); %.1f targets/group; p99 rel. error %.3g, max %.3g; "
-         "workspace %.0f MB\n",
-         (unsigned long long)n, shape[clustered], ms[0], ms[1], integ, ms[0] + ms[1] + integ,
-         (double)(counts[0] + counts[1]) / n, (double)counts[0] / n, (double)counts[1] / n,
-         counts[GS_TREE_GROUPS] ? (double)n / (double)counts[GS_TREE_GROUPS] : 0.0, e.p99, e.max, d.ws_bytes / 1e6);
-  CK(cudaStreamDestroy(st));
-  dev_close(&d);
-  free(in.b);
-}
-
-/* Median of 5 direct force evaluations (kernel 7, all pairs) of the tree's input, in ms. */
-static float bench_direct(struct gs_cuda_ctx *c, const struct gs_tree_args *a, cudaStream_t st)
-{
-  struct gs_nbody_force_args f;
-  memset(&f, 0, sizeof f);
-  f.kernel = GS_NK_MULTI; f.precision = a->precision; f.law = GS_LAW_PLUMMER; f.pos = a->pos;
-  f.i_count = a->n; f.j_count = a->n; f.acc = a->acc; f.G = G; f.eps2 = EPS2;
-  cudaEvent_t e0, e1;
-  float t[5];
-  CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
-  CK(gs_nbody_kernels_launch(c, &f, st));
-  for (int r = 0; r < 5; ++r) {
-    CK(cudaEventRecord(e0, st));
-    CK(gs_nbody_kernels_launch(c, &f, st));
-    CK(cudaEventRecord(e1, st));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaEventElapsedTime(&t[r], e0, e1));
-  }
-  qsort(t, 5, sizeof(float), cmp_float);
-  CK(cudaEventDestroy(e0)); CK(cudaEventDestroy(e1));
-  return t[2];
-}
-
-/* --crossover: tree (build + walk) against the direct kernel for n = 2^10 .. 2^18, both
- * precisions, Plummer spheres, theta 0.5. */
-static void bench_crossover(struct gs_cuda_ctx *c)
-{
-  for (int prec = 0; prec < 2; ++prec)
-    for (int lg = 10; lg <= 18; ++lg) {
-      struct input in = make_input(1ull << lg, 1ull << lg, prec);
-      plummer(in.b, 0, in.n, 1.0, 0, 0, 0, 1.0);
-      round_to(&in);
-      struct gs_tree_args a = tree_args(&in);
-      a.potential = 0;
-      struct dev d = dev_open(c, &in, &a);
-      cudaStream_t st;
-      CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-      float ms[2];
-      bench_time(c, &a, st, ms);
-      const float direct = bench_direct(c, &a, st);
-      printf("crossover %s n 2^%d: tree %.3f ms (build %.3f, walk %.3f), direct (kernel multi) %.3f ms: %s\n",
-             prec ? "double" : "float", lg, ms[0] + ms[1], ms[0], ms[1], direct,
-             ms[0] + ms[1] < direct ? "tree faster" : "direct faster");
-      CK(cudaStreamDestroy(st));
-      dev_close(&d);
-      free(in.b);
-    }
-}
-
-int main(int argc, char **argv)
+int main(void)
 {
   const int skip = gs_gpu_skip_without_device();
   if (skip) return skip;
   struct gs_cuda_ctx ctx;
   CK(cudaSetDevice(0));
   CK((cudaError_t)gs_cuda_ctx_init(&ctx, 0));
-  if (argc > 1 && strcmp(argv[1], "--bench") == 0) {
-    const int top = argc > 2 ? atoi(argv[2]) : 24;
-    for (int lg = 20; lg <= top; lg += 4) bench_one(&ctx, 1ull << lg, 0);
-    bench_one(&ctx, 1ull << top, 1);
-    bench_one(&ctx, 1ull << top, 2);
-    return 0;
-  }
-  if (argc > 1 && strcmp(argv[1], "--crossover") == 0) {
-    bench_crossover(&ctx);
-    return 0;
-  }
   test_arguments(&ctx);
   test_small(&ctx);
   printf("# n <= 3: largest relative error %.3g\n", g_small_worst);

@@ -8,10 +8,13 @@
 # struct, the first function after namespace {; 81-line functions in further shapes (a lambda
 # given a name, a constructor with a brace initialiser, a member after an access label with its
 # brace on its own line, a signature ended by a macro, a signature written twice under #ifdef);
-# braces that do not balance; objects exporting misnamed symbols), and must exit 1 naming exactly
-# the offenders; on a clean tree (and for the limit itself: 80-line functions in those shapes,
-# braces in strings, characters, comments and #if 0) each must pass silently. The real-tree runs
-# never read the fixtures: includes and length skip tests/rules/fixtures, names reads objects.
+# braces that do not balance; objects exporting misnamed symbols; objects keeping misnamed
+# statics: a backend file's, and a cuda/ file's in C++'s mangled forms (a C++ compiler needed for
+# that one); a header's static inline copy without the header named), and must exit 1 naming
+# exactly the offenders; on a clean tree (and for the limit itself: 80-line functions in those
+# shapes, braces in strings, characters, comments and #if 0) each must pass silently. The
+# real-tree runs never read the fixtures: includes and length skip tests/rules/fixtures, names
+# reads objects.
 . "$GS_TEST_LIB"
 rules=$(cd "$(dirname "$GS_TEST_LIB")/rules" && pwd)
 fx=$rules/fixtures
@@ -73,9 +76,27 @@ mkdir "$tmp/bad" "$tmp/bad/src" "$tmp/good" "$tmp/good/src"
 $cc -c -o "$tmp/bad/src/gs_named.o" "$fx/names/gs_named.c" || gs_hard "$cc cannot compile gs_named.c"
 $cc -c -o "$tmp/good/src/gs_clean.o" "$fx/names/gs_clean.c" || gs_hard "$cc cannot compile gs_clean.c"
 $cc -c -o "$tmp/good/src/gpusim.o" "$fx/names/gpusim.c" || gs_hard "$cc cannot compile gpusim.c"
+$cc -c -o "$tmp/good/src/gs_backend_toy.o" "$fx/names/gs_backend_toy.c" || gs_hard "$cc cannot compile gs_backend_toy.c"
 expect 1 "src/gs_named.o: gs_other_scale is not named gs_named_*
 src/gs_named.o: gs_other_sum is not named gs_named_*" sh "$names" "$tmp/bad"
-expect 0 "" sh "$names" "$tmp/good"
+# statics: a backend file's prefix drops backend_; a header's static inline copy passes only
+# with the header's directory named; a module named in GS_RULE_STATICS_LATER is left out.
+expect 1 "src/gs_backend_toy.o: static gs_backend_toy_close is not named gs_toy_*
+src/gs_backend_toy.o: static gs_cpu_alloc is not named gs_toy_*
+src/gs_clean.o: static gs_hdr_twice is not named gs_clean_*" sh "$names" "$tmp/good"
+expect 1 "src/gs_backend_toy.o: static gs_backend_toy_close is not named gs_toy_*
+src/gs_backend_toy.o: static gs_cpu_alloc is not named gs_toy_*" env GS_RULE_HEADERS="$fx/names" sh "$names" "$tmp/good"
+expect 0 "" env GS_RULE_HEADERS="$fx/names" GS_RULE_STATICS_LATER=gs_backend_toy sh "$names" "$tmp/good"
+cxx=${CXX:-c++}
+if command -v "${cxx%% *}" >/dev/null 2>&1; then
+  mkdir "$tmp/cu" "$tmp/cu/cuda"
+  $cxx -c -o "$tmp/cu/cuda/gs_tree_toy.o" "$fx/names/gs_tree_toy.cc" || gs_hard "$cxx cannot compile gs_tree_toy.cc"
+  expect 1 "cuda/gs_tree_toy.o: static gs_twice_bad is not named gs_tr_*
+cuda/gs_tree_toy.o: static gs_walk_bad is not named gs_tr_*
+cuda/gs_tree_toy.o: static gs_anon_bad is not named gs_tr_*" sh "$names" "$tmp/cu"
+else
+  echo "note: no C++ compiler ($cxx): the mangled statics of a cuda/ object were not tried"
+fi
 # objects named one by one, and automake's per-target names (libgs_a-gs_named.o read as gs_named)
 cp "$tmp/bad/src/gs_named.o" "$tmp/libgs_a-gs_named.o"
 expect 1 "$tmp/libgs_a-gs_named.o: gs_other_scale is not named gs_named_*
