@@ -78,10 +78,12 @@ static void gs_mainjob_sizes(const struct gs_run *run, uint64_t n[GS_MAINJOB_PAR
     n[0] = (uint64_t)1 << 28;
     /* reduce holds its input once plus 1 GiB (its copy ceiling): half the GPU's memory at most */
     while (n[0] > 1024 && 4.0 * n[0] + 1073741824.0 > mem / 2) n[0] /= 2;
-    n[1] = 16384 * (uint64_t)(16 * fmin(1, sqrt(sm / 132))); /* 2^18 on an H100's 132 SMs: N^2 */
+    /* Every kernel runs, the seed's slow ones too: 2^18 bodies and 8192^3 took 12.7 and 23.1 s on
+     * one H100 (the whole job 42 s); a quarter and an eighth of that work keep it near 15 s. */
+    n[1] = 8192 * (uint64_t)(16 * fmin(1, sqrt(sm / 132))); /* 2^17 on an H100's 132 SMs: N^2 */
     if (n[1] < 16384) n[1] = 16384;
     n[2] = mem >= 8e9 ? 1u << 20 : 1u << 18;
-    n[3] = mem >= 16e9 && sm >= 120 ? 8192 : 4096; /* every kernel, the seed's slow ones too: ~10 s on an H100 */
+    n[3] = 4096;
     snprintf(basis, size, "rank 0's GPU: %.1f GiB, %d SMs", mem / 1073741824.0, run->dev.sm_count);
   }
 }
