@@ -35,6 +35,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -198,4 +199,18 @@ int gs_io_write_snapshot(const char *dir, int index, const struct gs_snapshot *s
   free(j->ranges);
   free(j->buf);
   return j->ok ? GS_OK : GS_FAILED;
+}
+
+int gs_io_find_snapshot(const char *dir, int first, int last, char *name, size_t size) {
+  int best = -1, index, end;
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  for (struct dirent *e; (e = readdir(d));) {
+    const char *n = e->d_name;
+    if (sscanf(n, "snapshot_%d%n", &index, &end) != 1 || end < 12 || index < first || index > last) continue;
+    if (strcmp(n + end, ".hdf5") != 0 && strcmp(n + end, ".bin") != 0 && strcmp(n + end, ".json") != 0) continue;
+    if (best < 0 || index < best) best = index, snprintf(name, size, "%s", n);
+  }
+  closedir(d);
+  return best;
 }

@@ -21,4 +21,9 @@ int gs_io_write_snapshot(const char *dir, int index, const struct gs_snapshot *s
  * "raw binary + JSON". */
 const char *gs_io_format(void);
 
+/* The least index in [first, last] of a snapshot file in DIR, of any format (snapshot_NNN.hdf5,
+ * .bin or .json), with its file name in name; -1 if none (or DIR cannot be read). Local, no MPI:
+ * a run asks before step 0 whether it would replace another run's snapshots. */
+int gs_io_find_snapshot(const char *dir, int first, int last, char *name, size_t size);
+
 #endif

@@ -2,7 +2,7 @@
  * on rank 0), snapshots (real bodies in double, each rank its slice) and the state hash that
  * proves a restarted run ends where an uninterrupted one does; and what comes back in: the
  * checkpoint a run resumes from. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -167,6 +167,32 @@ static int gs_nbody_io_probe(const char *dir) {
   return rc;
 }
 
+/* Is --restart's checkpoint (DIR, or a FILE in it) in the directory dir? Then this run goes on
+ * with the run that wrote dir's snapshots. */
+static int gs_nbody_io_continues(const char *restart, const char *dir) {
+  char r[4096], d[4096], *slash;
+  struct stat st;
+  if (!restart[0] || !realpath(restart, r) || !realpath(dir, d) || stat(r, &st) != 0) return 0;
+  if (!S_ISDIR(st.st_mode) && (slash = strrchr(r, '/'))) *slash = 0;
+  return strcmp(r, d) == 0;
+}
+
+/* Snapshots this run would write over another run's (rank 0, before step 0): the indices from its
+ * first (0 for a new run) to that of its last step; a restart from dir itself goes on with the run
+ * that wrote them (its first index may be that run's last, written again). */
+static int gs_nbody_io_snapshot_clash(const struct gs_nbody_job *job, struct gs_msg *msg) {
+  const struct gs_nbody_opts *o = job->o;
+  char name[256];
+  if (o->snapshot_every <= 0 || gs_nbody_io_continues(o->restart, o->output)) return GS_OK;
+  long k = o->snapshot_every, first = o->restart[0] ? job->step0 / k + 1 : 0, last = (o->steps + k - 1) / k;
+  if (first > last || gs_io_find_snapshot(o->output, (int)first, (int)last, name, sizeof name) < 0) return GS_OK;
+  return gs_error_msg(msg,
+                      "--output %s holds %s, a snapshot this run would write (its snapshots %ld to %ld), and gpusim "
+                      "never replaces a file it did not write, even with --overwrite: choose another --output, or "
+                      "move that file away",
+                      o->output, name, first, last);
+}
+
 int gs_nbody_io_prepare(struct gs_nbody_job *job, const struct gs_ckpt_header *resumed, struct gs_msg *msg) {
   const char *dir = job->o->output;
   int status = GS_OK;
@@ -184,6 +210,7 @@ int gs_nbody_io_prepare(struct gs_nbody_job *job, const struct gs_ckpt_header *r
       status = gs_checkpoint_claim(dir, &run, job->o->restart[0] != 0, msg);
     if (status == GS_OK) /* --overwrite too: a file this run could only fail on at its step */
       status = gs_checkpoint_clash(dir, (uint64_t)job->step0, (uint64_t)job->o->steps, resumed, msg);
+    if (status == GS_OK) status = gs_nbody_io_snapshot_clash(job, msg);
     if (status == GS_OK) gs_checkpoint_clean(dir);
   }
   return gs_error_agree(MPI_COMM_WORLD, &job->run->where, status, msg);

@@ -57,7 +57,8 @@ const struct gs_opt gs_nbody_options_table[] = {
      NULL},
     {"overwrite", GS_OPT_FLAG, GS_B(overwrite), 0, 0, NULL, NULL,
      "write into an --output that holds another run's checkpoint (an error otherwise); its checkpoints are kept, "
-     "and one at a step this run may checkpoint (any of its steps: a stop may come at each) is refused at start",
+     "and one at a step this run may checkpoint (any of its steps: a stop may come at each), or a snapshot this run "
+     "would write, is refused at start",
      NULL},
     {"progress", GS_OPT_CHOICE, GS_B(progress), 0, 0, "auto|bar|lines|off", "P",
      "progress from rank 0: auto = a bar on a terminal outside a batch job, else plain lines every 10 s or 10% "

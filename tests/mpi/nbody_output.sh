@@ -2,8 +2,8 @@
 # Where an N-body run writes (issue 11 items 3, 5, 7, 9, 10; issue 17; issue 30 item 7): the --output directory
 # is made and checked before step 0 and refused with one error if unusable; a write that fails
 # mid-run stops the run at once; a failed stop checkpoint is reported as failed; another run's
-# checkpoint is never overwritten or deleted (a clash with its steps is refused before step 0, on any
-# rank count); FIFOs are refused; |dE/E0| is never NaN.
+# checkpoint or snapshot is never overwritten or deleted (a clash with its steps is refused before step
+# 0, on any rank count); FIFOs are refused; |dE/E0| is never NaN.
 . "$GS_TEST_LIB"
 [ -n "${MPIEXEC:-}" ] || gs_skip "no MPI launcher (mpiexec) found by configure"
 tmp=$(mktemp -d)
@@ -85,6 +85,21 @@ out=$(gs_mpirun 3 nbody $common --steps 9 --checkpoint-every 1 --output "$tmp/d1
 [ "$(cksum <"$tmp/d10/checkpoint_000000010.gsck")" = "$sum" ] && [ -f "$tmp/d10/checkpoint_000000009.gsck" ] ||
   gs_fail "--overwrite run to step 9: want its step 9 beside the other run's step 10, unchanged"
 echo "ok: --overwrite with a checkpoint at a step of this run: refused before step 0 on 1 and 3 ranks, the file kept"
+# Snapshots too: another run's are never replaced, with --overwrite neither (refused before step
+# 0, the files kept); a restart from the directory itself goes on writing into it.
+gs_mpirun 2 nbody $common --steps 4 --snapshot-every 2 --checkpoint-every 4 --output "$tmp/snaps" >/dev/null ||
+  gs_fail "run with snapshots"
+ssum=$(cat "$tmp/snaps"/snapshot_* | cksum)
+for extra in "" --overwrite; do
+  bad "another run's snapshots ${extra:-(no --overwrite)}" --steps 6 --snapshot-every 3 --seed 2 --output "$tmp/snaps" $extra
+  echo "$out" | grep 'gpusim: error: --output .* holds snapshot_000\.[a-z]*, a snapshot this run would write' >/dev/null ||
+    gs_fail "another run's snapshots: the error does not name snapshot_000"
+  [ "$(cat "$tmp/snaps"/snapshot_* | cksum)" = "$ssum" ] || gs_fail "another run's snapshots: changed"
+done
+out=$(gs_mpirun 2 nbody $common --steps 8 --snapshot-every 2 --restart "$tmp/snaps" --output "$tmp/snaps") ||
+  { echo "$out"; gs_fail "a restart from its own --output, with snapshots"; }
+ls "$tmp/snaps" | grep '^snapshot_004\.' >/dev/null || gs_fail "the restart wrote no snapshot 4"
+echo "ok: another run's snapshots are kept (with --overwrite too); a restart from the directory writes on"
 mkdir "$tmp/evil"
 echo 'victim' >"$tmp/victim.txt"
 printf '{\n  "file": "../victim.txt"\n}\n' >"$tmp/evil/checkpoint.json"
