@@ -87,18 +87,19 @@ out=$(gs_mpirun 3 nbody $common --steps 9 --checkpoint-every 1 --output "$tmp/d1
 echo "ok: --overwrite with a checkpoint at a step of this run: refused before step 0 on 1 and 3 ranks, the file kept"
 # Snapshots too: another run's are never replaced, with --overwrite neither (refused before step
 # 0, the files kept); a restart from the directory itself goes on writing into it.
-gs_mpirun 2 nbody $common --steps 4 --snapshot-every 2 --checkpoint-every 4 --output "$tmp/snaps" >/dev/null ||
-  gs_fail "run with snapshots"
+gs_mpirun 2 nbody $common --steps 4 --snapshot-every 2 --output "$tmp/snaps" >/dev/null || gs_fail "run with snapshots"
 ssum=$(cat "$tmp/snaps"/snapshot_* | cksum)
 for extra in "" --overwrite; do
   bad "another run's snapshots ${extra:-(no --overwrite)}" --steps 6 --snapshot-every 3 --seed 2 --output "$tmp/snaps" $extra
-  echo "$out" | grep 'gpusim: error: --output .* holds snapshot_000\.[a-z]*, a snapshot this run would write' >/dev/null ||
+  echo "$out" | grep 'gpusim: error: --output .* holds snapshot_000\.[a-z0-9]*, a snapshot this run would write' >/dev/null ||
     gs_fail "another run's snapshots: the error does not name snapshot_000"
   [ "$(cat "$tmp/snaps"/snapshot_* | cksum)" = "$ssum" ] || gs_fail "another run's snapshots: changed"
 done
-out=$(gs_mpirun 2 nbody $common --steps 8 --snapshot-every 2 --restart "$tmp/snaps" --output "$tmp/snaps") ||
+gs_mpirun 2 nbody $common --steps 4 --snapshot-every 2 --checkpoint-every 4 --output "$tmp/snapr" >/dev/null ||
+  gs_fail "run with snapshots and a checkpoint"
+out=$(gs_mpirun 2 nbody $common --steps 8 --snapshot-every 2 --restart "$tmp/snapr" --output "$tmp/snapr") ||
   { echo "$out"; gs_fail "a restart from its own --output, with snapshots"; }
-ls "$tmp/snaps" | grep '^snapshot_004\.' >/dev/null || gs_fail "the restart wrote no snapshot 4"
+ls "$tmp/snapr" | grep '^snapshot_004\.' >/dev/null || gs_fail "the restart wrote no snapshot 4"
 echo "ok: another run's snapshots are kept (with --overwrite too); a restart from the directory writes on"
 mkdir "$tmp/evil"
 echo 'victim' >"$tmp/victim.txt"
