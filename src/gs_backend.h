@@ -28,6 +28,10 @@ struct gs_device_info {
   int cc_major, cc_minor;  /* compute capability */
   double l2_bytes;         /* L2 cache size */
   double bw_theory;        /* bytes/s: 2 x memory clock x bus width (0 if unknown) */
+  /* Dense peak FLOP/s per device: FP32 (SIMT), FP64 (tensor cores, what DGEMM uses), TF32
+   * (tensor cores); 0 where the backend does not know them (the CPU backend never does). */
+  double flops_fp32, flops_fp64, flops_tf32;
+  char flops_source[48];   /* where the peaks come from ("" with none) */
 };
 
 /* A backend's per-rank state (its device, its launch facts, this rank's identity). */
@@ -217,6 +221,12 @@ struct gs_backend {
 
 /* The backend built under name ("cpu", "cuda"), or NULL. */
 const struct gs_backend *gs_backend_find(const char *name);
+
+/* The program's device backend (devices = 1: ranks bind to its devices; --backend auto takes it
+ * when every rank sees one) or its host backend (devices = 0, the fallback): its name, its label
+ * ("CUDA"), the runtime call that counts its devices (NULL: none) and its table, NULL where this
+ * build lacks it. */
+const struct gs_backend *gs_backend_kind(int devices, const char **name, const char **label, const char **probe);
 
 /* The i-th backend this program knows: its label for the run header ("CUDA"; "" for one with
  * no versions to tell) and its table, NULL where this build lacks it (a CPU-only build knows

@@ -127,7 +127,7 @@ static int gs_matmul_main(struct gs_run *run) {
     MPI_Comm_free(&job.col_comm);
     return GS_USAGE;
   }
-  job.peak = gs_matmul_table_peak(run->dev.name, job.o->type, &job.peak_src);
+  job.peak = gs_matmul_table_peak(&run->dev, job.o->type, &job.peak_src);
   gs_report_init(&job.rep, run);
   struct gs_rank_info *all = run->rank == 0 ? calloc((size_t)run->size, sizeof *all) : NULL;
   if (run->rank == 0 && !all) GS_DIE(&run->where, "calloc", "out of memory");

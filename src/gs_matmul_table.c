@@ -3,34 +3,16 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "gs_matmul_check.h"
 #include "gs_matmul_grid.h"
 #include "gs_matmul_summa.h"
 #include "gs_stats.h"
 
-/* Dense peaks per GPU, TFLOP/s: FP32 (SIMT), FP64 (tensor cores, what DGEMM uses), TF32 (tensor
- * cores), from NVIDIA's H100 and H200 datasheets. The first name that `device` contains wins. */
-static const struct {
-  const char *name;
-  double fp32, fp64, tf32;
-} gs_matmul_table_peaks[] = {
-    {"H200", 67.0, 67.0, 494.7},
-    {"H100 PCIe", 51.2, 51.2, 378.0},
-    {"H100", 67.0, 67.0, 494.7},
-};
-
-double gs_matmul_table_peak(const char *device, int type, const char **source) {
-  *source = "unknown for this device";
-  for (size_t i = 0; i < sizeof gs_matmul_table_peaks / sizeof gs_matmul_table_peaks[0]; i++) {
-    if (!strstr(device, gs_matmul_table_peaks[i].name)) continue;
-    *source = "NVIDIA H100/H200 datasheet, dense";
-    double t = type == GS_MATMUL_FLOAT ? gs_matmul_table_peaks[i].fp32
-               : type == GS_MATMUL_DOUBLE ? gs_matmul_table_peaks[i].fp64 : gs_matmul_table_peaks[i].tf32;
-    return t * 1e12;
-  }
-  return 0;
+double gs_matmul_table_peak(const struct gs_device_info *dev, int type, const char **source) {
+  double peak = type == GS_MATMUL_FLOAT ? dev->flops_fp32 : type == GS_MATMUL_DOUBLE ? dev->flops_fp64 : dev->flops_tf32;
+  *source = peak > 0 && dev->flops_source[0] ? dev->flops_source : "unknown for this device";
+  return peak > 0 ? peak : 0;
 }
 
 double gs_matmul_table_traffic(struct gs_matmul_job *job) {

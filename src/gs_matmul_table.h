@@ -8,9 +8,9 @@
 #include "gs_bench.h"
 #include "gs_matmul_job.h"
 
-/* FLOP/s of one device named `device` for --type `type` (0 where gpusim does not know it), and
- * where the number comes from. */
-double gs_matmul_table_peak(const char *device, int type, const char **source);
+/* FLOP/s of one device for --type `type`, from the backend's device info (0 where it does not know
+ * it), and where the number comes from. */
+double gs_matmul_table_peak(const struct gs_device_info *dev, int type, const char **source);
 
 /* The panel traffic alone (no products), median of --iters: this rank's seconds (0 on one rank). */
 double gs_matmul_table_traffic(struct gs_matmul_job *job);
