@@ -78,11 +78,14 @@ struct gs_reduce_ops {
   int count;
   /* Workspace bytes for n elements; zero it once after allocation. One workspace serves one
    * queue at a time (a kernel may keep a counter there): concurrent queues need one each. */
-  size_t (*workspace)(gs_ctx *c, int kernel, int dtype, int op, uint64_t n, int block);
+  size_t (*workspace)(gs_ctx *c, int kernel, int dtype, int op, uint64_t n);
   /* Reduce n elements of `in` into one union gs_acc at `out` (device memory), asynchronously on
-   * q; block 0 is the backend's own choice. n = 0 gives gs_acc_identity (gs_acc.h). */
+   * q. n = 0 gives gs_acc_identity (gs_acc.h). */
   void (*run)(gs_ctx *c, int kernel, int dtype, int op, const void *in, uint64_t n, void *ws, size_t ws_bytes,
-              void *out, int block, gs_queue *q);
+              void *out, gs_queue *q);
+  /* A backend's own knob, NULL where it has none (the CPU): the threads per block of its block
+   * kernels in later workspace and run calls (reduce's --block; 0: the backend's own choice). */
+  void (*set_block)(gs_ctx *c, int block);
 };
 
 /* N-body primitives (gs_nbody*.c). Vectors are float4 or double4 by precision (0, 1). */

@@ -12,6 +12,7 @@
 struct gs_ctx {
   struct gs_where where;
   struct gs_cuda_ctx cu;
+  int reduce_block; /* threads per block of the reduction kernels (set_block; 0: GS_CUDA_REDUCE_BLOCK) */
 };
 
 /* Check a runtime call or a launcher's returned cudaError_t; on failure name rank, host, GPU,

@@ -99,6 +99,7 @@ static void gs_reduce_setup(struct gs_reduce_job *job) {
   const struct gs_backend *be = job->be;
   struct gs_run *run = job->run;
   job->q = be->queue_create(job->ctx);
+  if (be->reduce->set_block) be->reduce->set_block(job->ctx, job->o->block); /* --block: a backend's own knob */
   job->ev[0] = be->event_create(job->ctx);
   job->ev[1] = be->event_create(job->ctx);
   job->h_in = be->alloc_host(job->ctx, job->bytes);
@@ -170,6 +171,7 @@ static void gs_reduce_verdict(struct gs_reduce_job *job, double t_allreduce, dou
 static void gs_reduce_teardown(struct gs_reduce_job *job) {
   const struct gs_backend *be = job->be;
   gs_report_free(&job->rep);
+  if (be->reduce->set_block) be->reduce->set_block(job->ctx, 0); /* the backend's choice again (the main job) */
   be->free_host(job->ctx, job->h_in);
   be->event_destroy(job->ctx, job->ev[0]);
   be->event_destroy(job->ctx, job->ev[1]);

@@ -47,7 +47,7 @@ static void gs_reduce_device_prepare(struct gs_bench *b, const struct gs_kernel 
   struct gs_reduce_device_table *tb = b->w;
   struct gs_reduce_job *job = tb->job;
   const struct gs_backend *be = job->be;
-  tb->wsb = be->reduce->workspace(job->ctx, k->id, job->t, job->op, job->n, job->o->block);
+  tb->wsb = be->reduce->workspace(job->ctx, k->id, job->t, job->op, job->n);
   tb->ws = tb->wsb ? be->alloc_device(job->ctx, tb->wsb) : NULL;
   if (tb->ws) be->zero_device(job->ctx, tb->ws, tb->wsb, job->q);
   tb->d_out = be->alloc_device(job->ctx, sizeof *tb->d_out);
@@ -63,8 +63,7 @@ static void gs_reduce_device_release(struct gs_bench *b, const struct gs_kernel 
 static void gs_reduce_device_once(struct gs_bench *b, const struct gs_kernel *k) {
   struct gs_reduce_device_table *tb = b->w;
   struct gs_reduce_job *job = tb->job;
-  job->be->reduce->run(job->ctx, k->id, job->t, job->op, tb->d_in, job->n, tb->ws, tb->wsb, tb->d_out, job->o->block,
-                       job->q);
+  job->be->reduce->run(job->ctx, k->id, job->t, job->op, tb->d_in, job->n, tb->ws, tb->wsb, tb->d_out, job->q);
 }
 
 /* The last timed run's result against the reference, on every rank. */
