@@ -136,6 +136,9 @@ struct gs_matmul_ops {
    * Any m, n, k >= 0 (k = 0: C = 0, or unchanged with accumulate). */
   void (*gemm)(gs_ctx *c, int kernel, int dtype, uint64_t m, uint64_t n, uint64_t k, const void *A, uint64_t lda,
                const void *B, uint64_t ldb, void *C, uint64_t ldc, int accumulate, gs_queue *q);
+  /* Free what gemm made on first use (a library handle, a staging workspace: the backend's own
+   * matmul state, not its core's); the next gemm makes them again. NULL: nothing to free. */
+  void (*release)(gs_ctx *c);
 };
 
 /* Device collectives over the ranks of an MPI communicator, one device per rank (NCCL), queued on

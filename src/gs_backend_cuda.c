@@ -86,10 +86,10 @@ static gs_ctx *gs_cuda_open(struct gs_where *where, int gpu, struct gs_device_in
   return c;
 }
 
-/* The cuBLAS handle goes with the context it was made in (gs_cuda_ctx_free). */
+/* Each workload's state is freed by its own sub-table (matmul's release, which its driver calls
+ * at its end; again here for a caller that did not: a second release does nothing). */
 static void gs_cuda_close(gs_ctx *c) {
-  const int e = gs_cuda_ctx_free(&c->cu);
-  if (e != 0) GS_DIE(&c->where, "gs_cuda_ctx_free", gs_matmul_kernels_error_string(e));
+  gs_backend_cuda_matmul_ops.release(c);
   free(c);
 }
 
