@@ -26,7 +26,8 @@ extern "C" {
  * per-rank state (one per process, used by the one thread that launches): the SM count read once
  * at open, and occupancy answers remembered per kernel and block size, because asking needs the
  * kernel's attributes (microseconds per call, which show at 2^20 elements). No launcher keeps
- * state of its own. */
+ * state of its own; what a workload's launchers make on first use is that workload's (struct
+ * gs_matmul_state), not the context's. Plain numbers: nothing to free. */
 struct gs_cuda_ctx {
   int device;    /* CUDA device index */
   int sm_count;  /* multiprocessors */
@@ -36,24 +37,10 @@ struct gs_cuda_ctx {
     int block;         /* threads per block */
     int per_sm;        /* resident blocks per SM */
   } occ[GS_CUDA_OCC_MAX];
-  void *cublas;  /* the cuBLAS handle (gs_matmul_cublas.cu), made on first use; NULL until then */
-  void *ws;      /* device workspace of the kernels that stage their inputs (simt, wgmma), grown on demand */
-  size_t ws_bytes;
-  void *tmap_encode; /* the driver's cuTensorMapEncodeTiled (gs_matmul_wgmma.cu), found on first use; NULL until then */
 };
 
 /* Fill c for `device` (which must be current). Returns cudaError_t. */
 int gs_cuda_ctx_init(struct gs_cuda_ctx *c, int device);
-
-/* Release what c holds (the cuBLAS handle, the workspace; NULL after, so a second call does
- * nothing). Returns cudaError_t, or GS_MATMUL_CUBLAS_STATUS + the status of cublasDestroy. */
-int gs_cuda_ctx_free(struct gs_cuda_ctx *c);
-
-/* c's device workspace of at least `bytes`, in *p. It is kept between calls and grown when too
- * small: growing frees the old one first, which waits for the whole device (cudaFree), so the
- * first call of a size pays that and later ones nothing. One workspace: work queued on two
- * streams at once must not both use it. Returns cudaError_t. */
-int gs_cuda_ctx_workspace(struct gs_cuda_ctx *c, size_t bytes, void **p);
 
 /* Resident blocks per SM of kernel `func` (a __global__ function's address) at `block` threads
  * and no dynamic shared memory, at least 1; remembered in c. Returns cudaError_t. */
@@ -175,15 +162,27 @@ enum gs_matmul_kernel {
   GS_MK_COUNT
 };
 
+/* What the matmul launchers make on first use and keep between calls, the caller's to own (the
+ * CUDA backend's matmul sub-table: made by its gemm, freed by its release): the cuBLAS handle
+ * (gs_matmul_cublas.cu), the device workspace of the kernels that stage their inputs (simt, wgmma:
+ * grown on demand) and the driver's tensor-map encoder (wgmma's; a function pointer, nothing to
+ * release). All zero to start. */
+struct gs_matmul_state {
+  void *cublas;      /* the cuBLAS handle; NULL until the first cuBLAS call */
+  void *ws;          /* the workspace; NULL until the first staging call */
+  size_t ws_bytes;
+  void *tmap_encode; /* cuTensorMapEncodeTiled; NULL until the first wgmma call */
+};
+
 /* C (m x n, ldc) = A (m x k, lda) * B (k x n, ldb), or += with accumulate; row-major, dtype
  * GS_DTYPE_FLOAT or GS_DTYPE_DOUBLE, any sizes. Asynchronous on stream. cudaErrorInvalidValue for
  * a kernel that does not run this dtype (cublas-tf32, tc32 and wgmma: float only; dmma: double
  * only), a bad size or a NULL pointer; cudaErrorNotSupported for the cuBLAS ids in a build
  * without cuBLAS, for dmma and tc32 on a device older than sm_80, and for wgmma on any device but
  * compute capability 9.0 or in a build without sm_90a code; cudaErrorMemoryAllocation when the
- * workspace does not fit. simt and wgmma stage their inputs in c's workspace
- * (gs_cuda_ctx_workspace; at most (m + n + 256) x (k + 32) elements): one such call at a time per
- * context.
+ * workspace does not fit. simt and wgmma stage their inputs in st's workspace
+ * (gs_matmul_kernels_workspace; at most (m + n + 256) x (k + 32) elements): one such call at a
+ * time per state; NULL c or st is cudaErrorInvalidValue.
  * Sizes: m, n, k <= 2^30, leading dimensions <= INT_MAX and at least the row (lda >= k, ldb >= n,
  * ldc >= n); a matrix with no element may be NULL. m or n = 0: nothing; k = 0: C = 0 (unchanged
  * with accumulate). C must not overlap A or B.
@@ -191,16 +190,31 @@ enum gs_matmul_kernel {
  * its cublasStatus_t (a range no cudaError_t uses, so a cuBLAS failure is told apart from a
  * runtime one); gs_matmul_kernels_error_string names either. */
 #define GS_MATMUL_CUBLAS_STATUS 100000
-int gs_matmul_kernels_launch(struct gs_cuda_ctx *c, int kernel, int dtype, uint64_t m, uint64_t n, uint64_t k,
+int gs_matmul_kernels_launch(struct gs_cuda_ctx *c, struct gs_matmul_state *st, int kernel, int dtype, uint64_t m, uint64_t n, uint64_t k,
                              const void *A, uint64_t lda, const void *B, uint64_t ldb, void *C, uint64_t ldc,
                              int accumulate, void *stream);
 
 /* The same through cuBLAS (GS_MK_CUBLAS, GS_MK_CUBLAS_TF32), called by gs_matmul_kernels_launch. */
-int gs_matmul_cublas_gemm(struct gs_cuda_ctx *c, int tf32, int dtype, uint64_t m, uint64_t n, uint64_t k,
+int gs_matmul_cublas_gemm(struct gs_matmul_state *st, int tf32, int dtype, uint64_t m, uint64_t n, uint64_t k,
                           const void *A, uint64_t lda, const void *B, uint64_t ldb, void *C, uint64_t ldc,
                           int accumulate, void *stream);
 
-/* What a value returned by the two functions above means: cudaGetErrorString's text, or the
+/* Release what st holds (the cuBLAS handle, the workspace; zero after, so a second call does
+ * nothing and the next launch makes them again). Returns cudaError_t, or GS_MATMUL_CUBLAS_STATUS
+ * + the status of cublasDestroy. */
+int gs_matmul_kernels_free(struct gs_matmul_state *st);
+
+/* st's device workspace of at least `bytes`, in *p. It is kept between calls and grown when too
+ * small: growing frees the old one first, which waits for the whole device (cudaFree), so the
+ * first call of a size pays that and later ones nothing. One workspace: work queued on two
+ * streams at once must not both use it. Returns cudaError_t. */
+int gs_matmul_kernels_workspace(struct gs_matmul_state *st, size_t bytes, void **p);
+
+/* Destroy st's cuBLAS handle (builds with cuBLAS; gs_matmul_kernels_free calls it). Returns 0 or
+ * GS_MATMUL_CUBLAS_STATUS + the status of cublasDestroy. */
+int gs_matmul_cublas_free(struct gs_matmul_state *st);
+
+/* What a value returned by the functions above means: cudaGetErrorString's text, or the
  * cuBLAS status name ("CUBLAS_STATUS_..."). Never NULL. */
 const char *gs_matmul_kernels_error_string(int e);
 

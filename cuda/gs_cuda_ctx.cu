@@ -2,16 +2,12 @@
  * in cuda/ that asks the runtime for them: the SM count, read once when the context is made, and
  * each kernel's resident blocks per SM, asked once per (kernel, block size) and remembered in the
  * context. The launchers size their persistent grids and plans from these numbers and keep no
- * state of their own, so a context's owner decides how long the answers live. It also holds the
- * cuBLAS handle (made by gs_matmul_cublas.cu on first use) and the kernels' device workspace
- * (grown on demand), which gs_cuda_ctx_free releases, and the driver's tensor-map encoder that
- * gs_matmul_wgmma.cu looks up on first use (a function pointer: nothing to release). */
+ * state of their own, so a context's owner decides how long the answers live. What matmul's
+ * launchers make on first use (cuBLAS handle, workspace, tensor-map encoder) is struct
+ * gs_matmul_state's (gs_matmul_kernels.cu), not the context's. */
 #include <config.h>
 
 #include <cuda_runtime.h>
-#ifdef GS_HAVE_CUBLAS
-#include <cublas_v2.h>
-#endif
 
 #include "gs_cuda.h"
 
@@ -23,46 +19,7 @@ extern "C" int gs_cuda_ctx_init(struct gs_cuda_ctx *c, int device)
   c->device = device;
   c->sm_count = e == cudaSuccess ? sms : 0;
   c->nocc = 0;
-  c->cublas = NULL;
-  c->ws = NULL;
-  c->ws_bytes = 0;
-  c->tmap_encode = NULL;
   return (int)e;
-}
-
-extern "C" int gs_cuda_ctx_free(struct gs_cuda_ctx *c)
-{
-  if (!c) return (int)cudaErrorInvalidValue;
-  const cudaError_t e = c->ws ? cudaFree(c->ws) : cudaSuccess;
-  c->ws = NULL;
-  c->ws_bytes = 0;
-  if (e != cudaSuccess) return (int)e;
-#ifdef GS_HAVE_CUBLAS
-  if (c->cublas) {
-    const cublasStatus_t st = cublasDestroy(static_cast<cublasHandle_t>(c->cublas));
-    c->cublas = NULL;
-    if (st != CUBLAS_STATUS_SUCCESS) return GS_MATMUL_CUBLAS_STATUS + (int)st;
-  }
-#endif
-  return (int)cudaSuccess;
-}
-
-extern "C" int gs_cuda_ctx_workspace(struct gs_cuda_ctx *c, size_t bytes, void **p)
-{
-  if (!c || !p) return (int)cudaErrorInvalidValue;
-  if (c->ws_bytes < bytes || !c->ws) {
-    cudaError_t e = c->ws ? cudaFree(c->ws) : cudaSuccess;
-    c->ws = NULL;
-    c->ws_bytes = 0;
-    if (e == cudaSuccess) e = cudaMalloc(&c->ws, bytes ? bytes : 1);
-    if (e != cudaSuccess) {
-      c->ws = NULL;
-      return (int)e;
-    }
-    c->ws_bytes = bytes;
-  }
-  *p = c->ws;
-  return (int)cudaSuccess;
 }
 
 /* A linear search: a run launches a handful of (kernel, block) pairs, and a pointer compare per

@@ -62,10 +62,11 @@ cudaError_t gs_matmul_tc_launch(const struct gs_cuda_ctx *c, int kernel, int m, 
                                 const void *B, size_t ldb, void *C, size_t ldc, int acc, cudaStream_t s);
 
 /* GS_MK_WGMMA: the same contract as above for float data on the TF32 tensor cores through wgmma
- * and TMA (gs_matmul_wgmma.cu); stages B^T (and A when its rows are not 16-byte aligned) in c's
+ * and TMA (gs_matmul_wgmma.cu); stages B^T (and A when its rows are not 16-byte aligned) in st's
  * workspace. cudaErrorNotSupported unless the build has sm_90a code and the device is CC 9.0. */
-cudaError_t gs_matmul_wgmma_launch(struct gs_cuda_ctx *c, int m, int n, int k, const float *A, size_t lda,
-                                   const float *B, size_t ldb, float *C, size_t ldc, int acc, cudaStream_t s);
+cudaError_t gs_matmul_wgmma_launch(struct gs_cuda_ctx *c, struct gs_matmul_state *st, int m, int n, int k,
+                                   const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc,
+                                   int acc, cudaStream_t s);
 
 /* The workspace bytes gs_matmul_wgmma_launch needs for these arguments. */
 size_t gs_matmul_wgmma_workspace(int m, int n, int k, const void *A, size_t lda);

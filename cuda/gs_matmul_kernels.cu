@@ -484,15 +484,16 @@ template <typename T> static cudaError_t gs_mm_launch_one(int kernel, const gs_m
 /* The number of blocks of a grid-stride launch over `tiles` tiles. */
 static unsigned gs_mm_pack_grid(size_t tiles) { return (unsigned)(tiles < INT_MAX ? tiles : INT_MAX); }
 
-/* simt: A and B packed into c's workspace (gs_mm_pack_a, gs_mm_pack_b), then the product in
+/* simt: A and B packed into st's workspace (gs_mm_pack_a, gs_mm_pack_b), then the product in
  * slices of at most 65535 tile rows (gridDim.y). */
-template <typename T> static cudaError_t gs_mm_run_simt(struct gs_cuda_ctx *c, const gs_mm_args<T> &a, cudaStream_t s) {
+template <typename T>
+static cudaError_t gs_mm_run_simt(struct gs_matmul_state *st, const gs_mm_args<T> &a, cudaStream_t s) {
   using H = gs_mm<T>;
   const size_t tiles_m = (a.m + H::BM - 1) / H::BM, tiles_n = (a.n + H::BN - 1) / H::BN;
   const size_t ktiles = gs_mm_ktiles<T>(a.k), abytes = tiles_m * ktiles * H::CHUNKA * sizeof(T);
   void *ws = nullptr;
   cudaError_t e =
-      static_cast<cudaError_t>(gs_cuda_ctx_workspace(c, abytes + tiles_n * ktiles * H::CHUNKB * sizeof(T), &ws));
+      static_cast<cudaError_t>(gs_matmul_kernels_workspace(st, abytes + tiles_n * ktiles * H::CHUNKB * sizeof(T), &ws));
   if (e != cudaSuccess) return e;
   T *Ap = static_cast<T *>(ws), *Bp = Ap + abytes / sizeof(T); /* whole tiles of A: Bp stays 16-byte aligned */
   gs_mm_pack_a<T><<<gs_mm_pack_grid(tiles_m * ktiles), GS_MM_PACK_THREADS, 0, s>>>(a.m, a.k, a.A, a.lda, Ap);
@@ -515,12 +516,12 @@ template <typename T> static cudaError_t gs_mm_run_simt(struct gs_cuda_ctx *c, c
 /* Our kernels on the whole matrix: simt above, the ladder in slices of at most 65535 tile rows
  * (gridDim.y). */
 template <typename T>
-static cudaError_t gs_mm_run(struct gs_cuda_ctx *c, int kernel, int m, int n, int k, const void *A, size_t lda,
+static cudaError_t gs_mm_run(struct gs_matmul_state *st, int kernel, int m, int n, int k, const void *A, size_t lda,
                              const void *B, size_t ldb, void *C, size_t ldc, int acc, cudaStream_t s) {
   if (kernel == GS_MK_SIMT) {
     const gs_mm_args<T> a = {
         m, n, k, static_cast<const T *>(A), lda, static_cast<const T *>(B), ldb, static_cast<T *>(C), ldc, acc};
-    return gs_mm_run_simt<T>(c, a, s);
+    return gs_mm_run_simt<T>(st, a, s);
   }
   const int rows = 65535 * GS_MM_TILE;
   for (int r = 0; r < m; r += rows) {
@@ -562,11 +563,12 @@ static cudaError_t gs_mm_check(const struct gs_cuda_ctx *c, int kernel, int dtyp
   return cudaSuccess;
 }
 
-extern "C" int gs_matmul_kernels_launch(struct gs_cuda_ctx *c, int kernel, int dtype, uint64_t m, uint64_t n,
-                                        uint64_t k, const void *A, uint64_t lda, const void *B, uint64_t ldb, void *C,
-                                        uint64_t ldc, int accumulate, void *stream) {
+extern "C" int gs_matmul_kernels_launch(struct gs_cuda_ctx *c, struct gs_matmul_state *st, int kernel, int dtype,
+                                        uint64_t m, uint64_t n, uint64_t k, const void *A, uint64_t lda, const void *B,
+                                        uint64_t ldb, void *C, uint64_t ldc, int accumulate, void *stream) {
   const cudaError_t bad = gs_mm_check(c, kernel, dtype, m, n, k, A, lda, B, ldb, C, ldc);
   if (bad != cudaSuccess) return (int)bad;
+  if (!st) return (int)cudaErrorInvalidValue;
   if (m == 0 || n == 0) return (int)cudaSuccess;
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   const size_t es = gs_dtype_size((enum gs_dtype)dtype);
@@ -574,17 +576,47 @@ extern "C" int gs_matmul_kernels_launch(struct gs_cuda_ctx *c, int kernel, int d
   if (k == 0) return accumulate ? (int)cudaSuccess : (int)cudaMemset2DAsync(C, ldc * es, 0, n * es, m, s);
 #ifdef GS_HAVE_CUBLAS
   if (gs_mm_is_cublas(kernel))
-    return gs_matmul_cublas_gemm(c, kernel == GS_MK_CUBLAS_TF32, dtype, m, n, k, A, lda, B, ldb, C, ldc, accumulate,
+    return gs_matmul_cublas_gemm(st, kernel == GS_MK_CUBLAS_TF32, dtype, m, n, k, A, lda, B, ldb, C, ldc, accumulate,
                                  stream);
 #endif
   if (kernel == GS_MK_WGMMA)
-    return (int)gs_matmul_wgmma_launch(c, (int)m, (int)n, (int)k, static_cast<const float *>(A), lda,
+    return (int)gs_matmul_wgmma_launch(c, st, (int)m, (int)n, (int)k, static_cast<const float *>(A), lda,
                                        static_cast<const float *>(B), ldb, static_cast<float *>(C), ldc, accumulate, s);
   if (kernel == GS_MK_DMMA || kernel == GS_MK_TC32)
     return (int)gs_matmul_tc_launch(c, kernel, (int)m, (int)n, (int)k, A, lda, B, ldb, C, ldc, accumulate, s);
   if (dtype == GS_DTYPE_FLOAT)
-    return (int)gs_mm_run<float>(c, kernel, (int)m, (int)n, (int)k, A, lda, B, ldb, C, ldc, accumulate, s);
-  return (int)gs_mm_run<double>(c, kernel, (int)m, (int)n, (int)k, A, lda, B, ldb, C, ldc, accumulate, s);
+    return (int)gs_mm_run<float>(st, kernel, (int)m, (int)n, (int)k, A, lda, B, ldb, C, ldc, accumulate, s);
+  return (int)gs_mm_run<double>(st, kernel, (int)m, (int)n, (int)k, A, lda, B, ldb, C, ldc, accumulate, s);
+}
+
+extern "C" int gs_matmul_kernels_workspace(struct gs_matmul_state *st, size_t bytes, void **p) {
+  if (!st || !p) return (int)cudaErrorInvalidValue;
+  if (st->ws_bytes < bytes || !st->ws) {
+    cudaError_t e = st->ws ? cudaFree(st->ws) : cudaSuccess;
+    st->ws = NULL;
+    st->ws_bytes = 0;
+    if (e == cudaSuccess) e = cudaMalloc(&st->ws, bytes ? bytes : 1);
+    if (e != cudaSuccess) {
+      st->ws = NULL;
+      return (int)e;
+    }
+    st->ws_bytes = bytes;
+  }
+  *p = st->ws;
+  return (int)cudaSuccess;
+}
+
+extern "C" int gs_matmul_kernels_free(struct gs_matmul_state *st) {
+  if (!st) return (int)cudaErrorInvalidValue;
+  const cudaError_t e = st->ws ? cudaFree(st->ws) : cudaSuccess;
+  st->ws = NULL;
+  st->ws_bytes = 0;
+  if (e != cudaSuccess) return (int)e;
+#ifdef GS_HAVE_CUBLAS
+  return gs_matmul_cublas_free(st);
+#else
+  return (int)cudaSuccess;
+#endif
 }
 
 extern "C" const char *gs_matmul_kernels_error_string(int e) {

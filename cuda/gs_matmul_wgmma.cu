@@ -268,9 +268,9 @@ __global__ void __launch_bounds__(THREADS, 1)
 /* ---- the launcher ------------------------------------------------------------------------- */
 
 /* The driver's tensor-map encoder, through cudart (no link against libcuda), looked up once per
- * context and kept there (c->tmap_encode), as the context keeps its other launch facts. */
-cudaError_t gs_mm_wg_encoder(struct gs_cuda_ctx *c, PFN_cuTensorMapEncodeTiled_v12000 *fn) {
-  if (!c->tmap_encode) {
+ * matmul state and kept there (st->tmap_encode), with matmul's other first-use things. */
+cudaError_t gs_mm_wg_encoder(struct gs_matmul_state *st, PFN_cuTensorMapEncodeTiled_v12000 *fn) {
+  if (!st->tmap_encode) {
     void *p = nullptr;
     cudaDriverEntryPointQueryResult q;
 #if CUDART_VERSION >= 12050 /* the versioned lookup; the plain one is deprecated from 12.5 on */
@@ -280,18 +280,18 @@ cudaError_t gs_mm_wg_encoder(struct gs_cuda_ctx *c, PFN_cuTensorMapEncodeTiled_v
 #endif
     if (e != cudaSuccess) return e;
     if (q != cudaDriverEntryPointSuccess || !p) return cudaErrorNotSupported;
-    c->tmap_encode = p;
+    st->tmap_encode = p;
   }
-  *fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(c->tmap_encode);
+  *fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(st->tmap_encode);
   return cudaSuccess;
 }
 
 /* A map of a rows x cols float matrix (row stride ld elements, a multiple of 4) in boxes of
  * box_rows x 32, 128-byte swizzle, zeros outside. */
-cudaError_t gs_mm_wg_map(struct gs_cuda_ctx *c, CUtensorMap *map, const float *p, int rows, int cols, size_t ld,
+cudaError_t gs_mm_wg_map(struct gs_matmul_state *st, CUtensorMap *map, const float *p, int rows, int cols, size_t ld,
                          int box_rows) {
   PFN_cuTensorMapEncodeTiled_v12000 encode;
-  const cudaError_t e = gs_mm_wg_encoder(c, &encode);
+  const cudaError_t e = gs_mm_wg_encoder(st, &encode);
   if (e != cudaSuccess) return e;
   const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows}, strides[1] = {(cuuint64_t)ld * 4};
   const cuuint32_t box[2] = {BK, (cuuint32_t)box_rows}, unit[2] = {1, 1};
@@ -326,12 +326,13 @@ size_t gs_matmul_wgmma_workspace(int m, int n, int k, const void *A, size_t lda)
   return bt + (a_in_place ? 0 : (size_t)m * kp * 4);
 }
 
-cudaError_t gs_matmul_wgmma_launch(struct gs_cuda_ctx *c, int m, int n, int k, const float *A, size_t lda,
-                                   const float *B, size_t ldb, float *C, size_t ldc, int acc, cudaStream_t s) {
+cudaError_t gs_matmul_wgmma_launch(struct gs_cuda_ctx *c, struct gs_matmul_state *st, int m, int n, int k,
+                                   const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc,
+                                   int acc, cudaStream_t s) {
   cudaError_t e = gs_mm_wg_supported(c);
   if (e != cudaSuccess) return e;
   void *ws = nullptr;
-  e = static_cast<cudaError_t>(gs_cuda_ctx_workspace(c, gs_matmul_wgmma_workspace(m, n, k, A, lda), &ws));
+  e = static_cast<cudaError_t>(gs_matmul_kernels_workspace(st, gs_matmul_wgmma_workspace(m, n, k, A, lda), &ws));
   if (e != cudaSuccess) return e;
   const size_t kp = gs_mm_wg_round4((size_t)k);
   float *bt = static_cast<float *>(ws);
@@ -349,8 +350,8 @@ cudaError_t gs_matmul_wgmma_launch(struct gs_cuda_ctx *c, int m, int n, int k, c
     la = kp;
   }
   CUtensorMap ma, mb;
-  if ((e = gs_mm_wg_map(c, &ma, a, m, k, la, BM)) != cudaSuccess ||
-      (e = gs_mm_wg_map(c, &mb, bt, n, k, kp, BN)) != cudaSuccess)
+  if ((e = gs_mm_wg_map(st, &ma, a, m, k, la, BM)) != cudaSuccess ||
+      (e = gs_mm_wg_map(st, &mb, bt, n, k, kp, BN)) != cudaSuccess)
     return e;
   if ((e = cudaFuncSetAttribute(gs_mm_wg_gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM)) != cudaSuccess)
     return e;

@@ -7,18 +7,32 @@
 #include <string.h>
 
 /* Every backend gpusim has, built or not: a CPU-only build still names "cuda" (to say that it
- * is not built, in the run header and in errors). */
+ * is not built, in the run header and in errors). devices: ranks bind to its devices, and
+ * --backend auto takes it when every rank sees one (else the host backend); probe: the runtime
+ * call that counts them, for errors. */
 static const struct {
   const char *name, *label;
   const struct gs_backend *table;
+  int devices;
+  const char *probe;
 } gs_backends[] = {
-    {"cpu", "", &gs_backend_cpu_ops},
+    {"cpu", "", &gs_backend_cpu_ops, 0, NULL},
 #ifdef GS_HAVE_CUDA
-    {"cuda", "CUDA", &gs_backend_cuda_ops},
+    {"cuda", "CUDA", &gs_backend_cuda_ops, 1, "cudaGetDeviceCount"},
 #else
-    {"cuda", "CUDA", NULL},
+    {"cuda", "CUDA", NULL, 1, "cudaGetDeviceCount"},
 #endif
 };
+
+const struct gs_backend *gs_backend_kind(int devices, const char **name, const char **label, const char **probe) {
+  for (size_t i = 0; i < sizeof gs_backends / sizeof *gs_backends; i++) {
+    if (gs_backends[i].devices != devices) continue;
+    *name = gs_backends[i].name, *label = gs_backends[i].label, *probe = gs_backends[i].probe;
+    return gs_backends[i].table;
+  }
+  *name = *label = *probe = NULL;
+  return NULL;
+}
 
 int gs_backend_at(int i, const char **label, const struct gs_backend **table) {
   if (i < 0 || i >= (int)(sizeof gs_backends / sizeof *gs_backends)) return 0;

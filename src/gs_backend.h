@@ -28,6 +28,10 @@ struct gs_device_info {
   int cc_major, cc_minor;  /* compute capability */
   double l2_bytes;         /* L2 cache size */
   double bw_theory;        /* bytes/s: 2 x memory clock x bus width (0 if unknown) */
+  /* Dense peak FLOP/s per device: FP32 (SIMT), FP64 (tensor cores, what DGEMM uses), TF32
+   * (tensor cores); 0 where the backend does not know them (the CPU backend never does). */
+  double flops_fp32, flops_fp64, flops_tf32;
+  char flops_source[48];   /* where the peaks come from ("" with none) */
 };
 
 /* A backend's per-rank state (its device, its launch facts, this rank's identity). */
@@ -74,11 +78,14 @@ struct gs_reduce_ops {
   int count;
   /* Workspace bytes for n elements; zero it once after allocation. One workspace serves one
    * queue at a time (a kernel may keep a counter there): concurrent queues need one each. */
-  size_t (*workspace)(gs_ctx *c, int kernel, int dtype, int op, uint64_t n, int block);
+  size_t (*workspace)(gs_ctx *c, int kernel, int dtype, int op, uint64_t n);
   /* Reduce n elements of `in` into one union gs_acc at `out` (device memory), asynchronously on
-   * q; block 0 is the backend's own choice. n = 0 gives gs_acc_identity (gs_acc.h). */
+   * q. n = 0 gives gs_acc_identity (gs_acc.h). */
   void (*run)(gs_ctx *c, int kernel, int dtype, int op, const void *in, uint64_t n, void *ws, size_t ws_bytes,
-              void *out, int block, gs_queue *q);
+              void *out, gs_queue *q);
+  /* A backend's own knob, NULL where it has none (the CPU): the threads per block of its block
+   * kernels in later workspace and run calls (reduce's --block; 0: the backend's own choice). */
+  void (*set_block)(gs_ctx *c, int block);
 };
 
 /* N-body primitives (gs_nbody*.c). Vectors are float4 or double4 by precision (0, 1). */
@@ -129,6 +136,9 @@ struct gs_matmul_ops {
    * Any m, n, k >= 0 (k = 0: C = 0, or unchanged with accumulate). */
   void (*gemm)(gs_ctx *c, int kernel, int dtype, uint64_t m, uint64_t n, uint64_t k, const void *A, uint64_t lda,
                const void *B, uint64_t ldb, void *C, uint64_t ldc, int accumulate, gs_queue *q);
+  /* Free what gemm made on first use (a library handle, a staging workspace: the backend's own
+   * matmul state, not its core's); the next gemm makes them again. NULL: nothing to free. */
+  void (*release)(gs_ctx *c);
 };
 
 /* Device collectives over the ranks of an MPI communicator, one device per rank (NCCL), queued on
@@ -217,6 +227,12 @@ struct gs_backend {
 
 /* The backend built under name ("cpu", "cuda"), or NULL. */
 const struct gs_backend *gs_backend_find(const char *name);
+
+/* The program's device backend (devices = 1: ranks bind to its devices; --backend auto takes it
+ * when every rank sees one) or its host backend (devices = 0, the fallback): its name, its label
+ * ("CUDA"), the runtime call that counts its devices (NULL: none) and its table, NULL where this
+ * build lacks it. */
+const struct gs_backend *gs_backend_kind(int devices, const char **name, const char **label, const char **probe);
 
 /* The i-th backend this program knows: its label for the run header ("CUDA"; "" for one with
  * no versions to tell) and its table, NULL where this build lacks it (a CPU-only build knows

@@ -32,8 +32,8 @@
   }
 
 static void gs_cpu_reduce_run(gs_ctx *c, int kernel, int dtype, int op, const void *in, uint64_t n, void *ws,
-                              size_t ws_bytes, void *out, int block, gs_queue *q) {
-  (void)c, (void)kernel, (void)ws, (void)ws_bytes, (void)block, (void)q;
+                              size_t ws_bytes, void *out, gs_queue *q) {
+  (void)c, (void)kernel, (void)ws, (void)ws_bytes, (void)q;
   union gs_acc res, id = gs_acc_identity(dtype, op);
   if (dtype == GS_DTYPE_INT32) GS_CPU_REDUCE_OPS(int32_t, int64_t, i)
   else if (dtype == GS_DTYPE_FLOAT) GS_CPU_REDUCE_OPS(float, double, d)
@@ -41,8 +41,8 @@ static void gs_cpu_reduce_run(gs_ctx *c, int kernel, int dtype, int op, const vo
   memcpy(out, &res, sizeof res);
 }
 
-static size_t gs_cpu_reduce_workspace(gs_ctx *c, int kernel, int dtype, int op, uint64_t n, int block) {
-  (void)c, (void)kernel, (void)dtype, (void)op, (void)n, (void)block;
+static size_t gs_cpu_reduce_workspace(gs_ctx *c, int kernel, int dtype, int op, uint64_t n) {
+  (void)c, (void)kernel, (void)dtype, (void)op, (void)n;
   return 0;
 }
 

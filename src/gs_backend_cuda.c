@@ -25,6 +25,30 @@ static int gs_cuda_device_count(const char **why) {
   return n;
 }
 
+/* Dense peaks, TFLOP/s: FP32, FP64 (tensor), TF32 (tensor), from NVIDIA's H100 and H200 datasheets,
+ * known by compute capability and multiprocessor count rather than by name: 9.0 with 132 SMs is
+ * an H100 SXM, H100 NVL or H200 (GH200 too), with 114 an H100 PCIe. */
+static const struct {
+  int cc_major, cc_minor, sm_count;
+  double fp32, fp64, tf32;
+} gs_cuda_peaks[] = {
+    {9, 0, 132, 67.0, 67.0, 494.7},
+    {9, 0, 114, 51.2, 51.2, 378.0},
+};
+
+static void gs_cuda_describe_peaks(struct gs_device_info *info) {
+  for (size_t i = 0; i < sizeof gs_cuda_peaks / sizeof gs_cuda_peaks[0]; i++) {
+    if (info->cc_major != gs_cuda_peaks[i].cc_major || info->cc_minor != gs_cuda_peaks[i].cc_minor ||
+        info->sm_count != gs_cuda_peaks[i].sm_count)
+      continue;
+    info->flops_fp32 = gs_cuda_peaks[i].fp32 * 1e12;
+    info->flops_fp64 = gs_cuda_peaks[i].fp64 * 1e12;
+    info->flops_tf32 = gs_cuda_peaks[i].tf32 * 1e12;
+    snprintf(info->flops_source, sizeof info->flops_source, "NVIDIA H100/H200 datasheet, dense");
+    return;
+  }
+}
+
 /* Make the device current and describe it, creating its context now so no timed region pays. */
 static void gs_cuda_describe(gs_ctx *c, int gpu, struct gs_device_info *info) {
   int dev = 0;
@@ -49,6 +73,7 @@ static void gs_cuda_describe(gs_ctx *c, int gpu, struct gs_device_info *info) {
   GS_CHECK_CUDA(c, cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev));
   /* Double data rate: two transfers per memory clock over the whole bus. */
   info->bw_theory = 2.0 * clock_khz * 1e3 * (bus_bits / 8.0);
+  gs_cuda_describe_peaks(info);
 }
 
 static gs_ctx *gs_cuda_open(struct gs_where *where, int gpu, struct gs_device_info *info) {
@@ -61,10 +86,10 @@ static gs_ctx *gs_cuda_open(struct gs_where *where, int gpu, struct gs_device_in
   return c;
 }
 
-/* The cuBLAS handle goes with the context it was made in (gs_cuda_ctx_free). */
+/* Each workload's state is freed by its own sub-table (matmul's release, which its driver calls
+ * at its end; again here for a caller that did not: a second release does nothing). */
 static void gs_cuda_close(gs_ctx *c) {
-  const int e = gs_cuda_ctx_free(&c->cu);
-  if (e != 0) GS_DIE(&c->where, "gs_cuda_ctx_free", gs_matmul_kernels_error_string(e));
+  gs_backend_cuda_matmul_ops.release(c);
   free(c);
 }
 

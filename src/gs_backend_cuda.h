@@ -12,6 +12,8 @@
 struct gs_ctx {
   struct gs_where where;
   struct gs_cuda_ctx cu;
+  int reduce_block; /* threads per block of the reduction kernels (set_block; 0: GS_CUDA_REDUCE_BLOCK) */
+  struct gs_matmul_state mm; /* matmul's first-use things, made by its gemm, freed by its release */
 };
 
 /* Check a runtime call or a launcher's returned cudaError_t; on failure name rank, host, GPU,

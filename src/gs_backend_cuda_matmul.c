@@ -32,12 +32,20 @@ static const struct gs_kernel gs_cuda_matmul_kernels[] = {
 static void gs_cuda_matmul_gemm(gs_ctx *c, int kernel, int dtype, uint64_t m, uint64_t n, uint64_t k, const void *A,
                                 uint64_t lda, const void *B, uint64_t ldb, void *C, uint64_t ldc, int accumulate,
                                 gs_queue *q) {
-  const int e = gs_matmul_kernels_launch(&c->cu, kernel, dtype, m, n, k, A, lda, B, ldb, C, ldc, accumulate, q);
+  const int e = gs_matmul_kernels_launch(&c->cu, &c->mm, kernel, dtype, m, n, k, A, lda, B, ldb, C, ldc, accumulate, q);
   if (e != 0) GS_DIE(&c->where, "gs_matmul_kernels_launch", gs_matmul_kernels_error_string(e));
+}
+
+/* What gemm made on first use (the cuBLAS handle, the staging workspace), freed here, by the
+ * sub-table that made it; the next gemm makes them again. */
+static void gs_cuda_matmul_release(gs_ctx *c) {
+  const int e = gs_matmul_kernels_free(&c->mm);
+  if (e != 0) GS_DIE(&c->where, "gs_matmul_kernels_free", gs_matmul_kernels_error_string(e));
 }
 
 const struct gs_matmul_ops gs_backend_cuda_matmul_ops = {
     .kernels = gs_cuda_matmul_kernels,
     .count = sizeof gs_cuda_matmul_kernels / sizeof *gs_cuda_matmul_kernels,
     .gemm = gs_cuda_matmul_gemm,
+    .release = gs_cuda_matmul_release,
 };

@@ -20,19 +20,23 @@ static const struct gs_kernel gs_cuda_reduce_kernels[] = {
     {"cub", "cub::DeviceReduce (baseline)", GS_RK_CUB, GS_KERNEL_BASELINE},
 };
 
-static size_t gs_cuda_reduce_workspace(gs_ctx *c, int kernel, int dtype, int op, uint64_t n, int block) {
-  return gs_reduce_kernels_workspace(&c->cu, kernel, dtype, op, n, block ? block : GS_CUDA_REDUCE_BLOCK);
+static size_t gs_cuda_reduce_workspace(gs_ctx *c, int kernel, int dtype, int op, uint64_t n) {
+  return gs_reduce_kernels_workspace(&c->cu, kernel, dtype, op, n,
+                                     c->reduce_block ? c->reduce_block : GS_CUDA_REDUCE_BLOCK);
 }
 
 static void gs_cuda_reduce_run(gs_ctx *c, int kernel, int dtype, int op, const void *in, uint64_t n, void *ws,
-                               size_t ws_bytes, void *out, int block, gs_queue *q) {
+                               size_t ws_bytes, void *out, gs_queue *q) {
   GS_CHECK_CUDA(c, gs_reduce_kernels_launch(&c->cu, kernel, dtype, op, in, n, ws, ws_bytes, out,
-                                            block ? block : GS_CUDA_REDUCE_BLOCK, q));
+                                            c->reduce_block ? c->reduce_block : GS_CUDA_REDUCE_BLOCK, q));
 }
+
+static void gs_cuda_reduce_set_block(gs_ctx *c, int block) { c->reduce_block = block; }
 
 const struct gs_reduce_ops gs_backend_cuda_reduce_ops = {
     .kernels = gs_cuda_reduce_kernels,
     .count = sizeof gs_cuda_reduce_kernels / sizeof *gs_cuda_reduce_kernels,
     .workspace = gs_cuda_reduce_workspace,
     .run = gs_cuda_reduce_run,
+    .set_block = gs_cuda_reduce_set_block,
 };

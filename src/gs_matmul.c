@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gs_kernel_list.h"
+#include "gs_bench.h"
 #include "gs_matmul_check.h"
 #include "gs_matmul_job.h"
 #include "gs_matmul_setup.h"
@@ -28,13 +28,14 @@ static int gs_matmul_runs(const struct gs_kernel *k, int type) {
 
 /* The kernels of --kernel that run --type on this backend: GS_USAGE with msg (the same on every
  * rank) when the backend has none, or a named kernel does not run the type. */
-static int gs_matmul_plan(struct gs_matmul_job *job, struct gs_msg *msg) {
+static int gs_matmul_plan(struct gs_matmul_job *job, struct gs_bench *b, struct gs_msg *msg) {
   const struct gs_matmul_ops *ops = job->be->matmul;
   const char *tname = gs_matmul_options_type_name(job->o->type);
   if (!ops || ops->count == 0) return gs_error_msg(msg, "the %s backend has no matmul kernels", job->be->name);
-  if (gs_kernel_list_select(job->o->kernels, gs_matmul_options_kernels, GS_MATMUL_OPTIONS_NUMBERED, ops->kernels,
-                            ops->count, job->be->name, &job->mask, msg) != GS_OK)
+  b->kernels = ops->kernels, b->count = ops->count;
+  if (gs_bench_select(b, job->o->kernels, gs_matmul_options_kernels, GS_MATMUL_OPTIONS_NUMBERED, msg) != GS_OK)
     return GS_USAGE;
+  job->mask = b->mask;
   unsigned runs = 0;
   for (int i = 0; i < ops->count; i++)
     if (gs_matmul_runs(&ops->kernels[i], job->o->type)) runs |= 1u << i;
@@ -42,7 +43,7 @@ static int gs_matmul_plan(struct gs_matmul_job *job, struct gs_msg *msg) {
     if ((job->mask & (1u << i)) && !(runs & (1u << i)))
       return gs_error_msg(msg, "--kernel %s does not run --type %s on the %s backend", ops->kernels[i].name, tname,
                           job->be->name);
-  job->mask &= runs;
+  b->mask = job->mask &= runs;
   if (!job->mask) return gs_error_msg(msg, "no kernel of the %s backend runs --type %s", job->be->name, tname);
   return GS_OK;
 }
@@ -107,8 +108,10 @@ static int gs_matmul_main(struct gs_run *run) {
   job.mpi_t = job.t == GS_DTYPE_DOUBLE ? MPI_DOUBLE : MPI_FLOAT;
   job.ref = (struct gs_matmul_ref){.ic = job.o->ic, .seed = job.o->seed, .m = job.o->m, .n = job.o->n, .k = job.o->k};
   job.corrupt = gs_error_test_corrupt("matmul");
+  struct gs_bench b = {.run = run, .workload = "matmul", .rep = &job.rep, .warmup = job.o->warmup,
+                       .iters = job.o->iters, .problem_size = job.o->m * job.o->n};
   struct gs_msg msg;
-  if (gs_matmul_plan(&job, &msg) != GS_OK) {
+  if (gs_matmul_plan(&job, &b, &msg) != GS_OK) {
     gs_error_report(run->rank, &msg);
     return GS_USAGE;
   }
@@ -124,7 +127,7 @@ static int gs_matmul_main(struct gs_run *run) {
     MPI_Comm_free(&job.col_comm);
     return GS_USAGE;
   }
-  job.peak = gs_matmul_table_peak(run->dev.name, job.o->type, &job.peak_src);
+  job.peak = gs_matmul_table_peak(&run->dev, job.o->type, &job.peak_src);
   gs_report_init(&job.rep, run);
   struct gs_rank_info *all = run->rank == 0 ? calloc((size_t)run->size, sizeof *all) : NULL;
   if (run->rank == 0 && !all) GS_DIE(&run->where, "calloc", "out of memory");
@@ -133,14 +136,8 @@ static int gs_matmul_main(struct gs_run *run) {
   free(all);
   gs_matmul_setup_buffers(&job);
   gs_matmul_traffic(&job);
-  gs_matmul_table_run(&job);
-  if (run->rank == 0) {
-    printf("# verification: %s\n", job.failed ? "FAILED" : "OK");
-    fflush(stdout);
-  }
-  int status = job.failed ? GS_FAILED : GS_OK;
-  if (gs_report_write(&job.rep, run) != GS_OK) status = GS_FAILED;
-  GS_CHECK_MPI(&run->where, MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  gs_matmul_table_run(&job, &b);
+  int status = gs_bench_verdict(run, &job.rep, job.failed);
   gs_report_free(&job.rep);
   gs_matmul_setup_free(&job);
   return status;

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "gs_exchange.h"
 #include "gs_kernel_list.h"
 
 #define GS_M(field) GS_OPT_AT(struct gs_matmul_opts, field)
@@ -36,7 +37,7 @@ const struct gs_opt gs_matmul_options_table[] = {
     {"warmup", GS_OPT_INT, GS_M(warmup), 0, 1000000, NULL, "K", "untimed runs first (default 1)", NULL},
     {"overlap", GS_OPT_CHOICE, GS_M(overlap), 0, 0, "off|on", "O",
      "several ranks: broadcast the next SUMMA panel while the current block product runs (default on)", NULL},
-    {"exchange", GS_OPT_CHOICE, GS_M(exchange), 0, 0, "auto|nccl|cuda-mpi|host", "X",
+    {"exchange", GS_OPT_CHOICE, GS_M(exchange), 0, 0, GS_EXCHANGE_CHOICES, "X",
      "several ranks: how SUMMA's panels travel: nccl (device to device), cuda-mpi (device buffers to a CUDA-aware "
      "MPI), host (staged through pinned host memory), auto (the first of these available) (default auto)",
      NULL},

@@ -190,6 +190,7 @@ void gs_matmul_setup_free(struct gs_matmul_job *job) {
   be->event_destroy(c, job->stop);
   be->queue_destroy(c, job->qc);
   be->queue_destroy(c, job->qx);
+  if (be->matmul->release) be->matmul->release(c); /* the backend's matmul state goes with the run */
   gs_exchange_close(&job->xrow);
   gs_exchange_close(&job->xcol);
   MPI_Comm_free(&job->row_comm);

@@ -5,16 +5,18 @@
 #ifndef GS_MATMUL_TABLE_H
 #define GS_MATMUL_TABLE_H
 
+#include "gs_bench.h"
 #include "gs_matmul_job.h"
 
-/* FLOP/s of one device named `device` for --type `type` (0 where gpusim does not know it), and
- * where the number comes from. */
-double gs_matmul_table_peak(const char *device, int type, const char **source);
+/* FLOP/s of one device for --type `type`, from the backend's device info (0 where it does not know
+ * it), and where the number comes from. */
+double gs_matmul_table_peak(const struct gs_device_info *dev, int type, const char **source);
 
 /* The panel traffic alone (no products), median of --iters: this rank's seconds (0 on one rank). */
 double gs_matmul_table_traffic(struct gs_matmul_job *job);
 
-/* Time and check every selected kernel; rank 0 prints the table and adds the result rows. */
-void gs_matmul_table_run(struct gs_matmul_job *job);
+/* Time and check every selected kernel (b's mask) over the harness b; rank 0 prints the table and
+ * adds the result rows. */
+void gs_matmul_table_run(struct gs_matmul_job *job, struct gs_bench *b);
 
 #endif

@@ -58,33 +58,39 @@ int gs_mpi_launcher_size(void) {
   return 0;
 }
 
-/* Choose cpu or cuda from the option and every rank's GPU count. */
+/* Choose the backend from the option and every rank's device count: the backend table's device
+ * backend (gs_backend_kind) or its host one; auto takes the device backend when it is built and
+ * every rank sees a device. */
 static int gs_mpi_choose_backend(struct gs_run *run, int ndev, const char *why, struct gs_msg *msg) {
-  const struct gs_backend *cuda = gs_backend_find("cuda");
+  const char *dname, *dlabel, *probe, *hname, *hlabel, *hprobe;
+  const struct gs_backend *dev = gs_backend_kind(1, &dname, &dlabel, &probe);
+  const struct gs_backend *be = gs_backend_kind(0, &hname, &hlabel, &hprobe);
   int want = run->opt->common.backend, status = GS_OK;
-  if (want == GS_BACKEND_CUDA && !cuda)
-    return gs_error_msg(msg, "--backend cuda: this gpusim was built without CUDA (reconfigure with --with-cuda)");
+  if (want == GS_BACKEND_CUDA && !dev)
+    return gs_error_msg(msg, "--backend %s: this gpusim was built without %s (reconfigure with --with-%s)", dname,
+                        dlabel, dname);
   if (want == GS_BACKEND_CUDA && ndev == 0)
-    status = gs_error_msg(msg, "--backend cuda: rank %d on %s sees no GPU%s%s%s", run->rank, run->where.host,
-                          why ? " (cudaGetDeviceCount: " : "", why ? why : "", why ? ")" : "");
+    status = gs_error_msg(msg, "--backend %s: rank %d on %s sees no GPU%s%s%s%s%s", dname, run->rank, run->where.host,
+                          why ? " (" : "", why ? probe : "", why ? ": " : "", why ? why : "", why ? ")" : "");
   if (gs_error_agree(MPI_COMM_WORLD, &run->where, status, msg) != GS_OK) return GS_USAGE;
 
-  /* For auto: the first rank without a GPU, if any, decides for the CPU backend. */
+  /* For auto: the first rank without a GPU, if any, decides for the host backend. */
   int mine = ndev > 0 ? run->size : run->rank, first = run->size;
   GS_CHECK_MPI(&run->where, MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-  const struct gs_backend *be = gs_backend_find("cpu");
+  char *note = run->backend_note;
+  size_t size = sizeof run->backend_note;
   if (want == GS_BACKEND_CPU) {
-    snprintf(run->backend_note, sizeof run->backend_note, "cpu (--backend cpu)");
+    snprintf(note, size, "%s (--backend %s)", hname, hname);
   } else if (want == GS_BACKEND_CUDA) {
-    be = cuda;
-    snprintf(run->backend_note, sizeof run->backend_note, "cuda (--backend cuda)");
-  } else if (!cuda) {
-    snprintf(run->backend_note, sizeof run->backend_note, "cpu (auto: built without CUDA)");
+    be = dev;
+    snprintf(note, size, "%s (--backend %s)", dname, dname);
+  } else if (!dev) {
+    snprintf(note, size, "%s (auto: built without %s)", hname, dlabel);
   } else if (first < run->size) {
-    snprintf(run->backend_note, sizeof run->backend_note, "cpu (auto: rank %d sees no GPU)", first);
+    snprintf(note, size, "%s (auto: rank %d sees no GPU)", hname, first);
   } else {
-    be = cuda;
-    snprintf(run->backend_note, sizeof run->backend_note, "cuda (auto: every rank sees a GPU)");
+    be = dev;
+    snprintf(note, size, "%s (auto: every rank sees a GPU)", dname);
   }
   run->be = be;
   return GS_OK;
@@ -158,9 +164,9 @@ int gs_mpi_setup(const struct gs_options *opt, int launcher_size, struct gs_run 
   int leader = run->local_rank == 0;
   GS_CHECK_MPI(&run->where, MPI_Allreduce(&leader, &run->nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
 
-  const struct gs_backend *cuda = gs_backend_find("cuda");
-  const char *why = NULL;
-  int ndev = cuda ? cuda->device_count(&why) : 0;
+  const char *name, *label, *probe, *why = NULL;
+  const struct gs_backend *dev = gs_backend_kind(1, &name, &label, &probe);
+  int ndev = dev ? dev->device_count(&why) : 0;
   if (gs_mpi_choose_backend(run, ndev, why, msg) != GS_OK) return GS_USAGE;
   if (run->be->caps & GS_CAP_DEVICES) {
     if (gs_mpi_bind(run, ndev, msg) != GS_OK) return GS_USAGE;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gs_bench.h"
 #include "gs_io.h"
 #include "gs_kernel_list.h"
 #include "gs_nbody_energy.h"
@@ -207,13 +208,8 @@ static int gs_nbody_verdict(struct gs_nbody_job *job, long last) {
       printf("# momentum: |P - %s| / (M v_rms) = %.3e at step %ld (M v_rms = sqrt(2 M K); no tolerance: the direct "
              "sum keeps it at round-off, a tree's forces are not pairwise symmetric and let it drift: docs/tree.md)\n",
              p0, job->dp_last, job->de_step);
-    printf("# verification: %s\n", any ? "FAILED" : "OK");
-    fflush(stdout);
   }
-  int status = any ? GS_FAILED : GS_OK;
-  if (gs_report_write(&job->rep, run) != GS_OK) status = GS_FAILED;
-  GS_CHECK_MPI(&run->where, MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD));
-  return status;
+  return gs_bench_verdict(run, &job->rep, any);
 }
 
 /* Single precision: rsqrtf and float sums; two-level sums keep the error near sqrt(N) ulps. */

@@ -1,6 +1,6 @@
 /* gs_nbody_ladder.c: the force-kernel table of seed 004's ladder: each selected kernel's first-step
  * forces, checked against a double-precision CPU direct sum of up to 1024 bodies, and timed
- * (median of --iters, device time where the backend has it). */
+ * (median of --iters, device time where the backend has it), over the harness (gs_bench.h). */
 #include "gs_nbody_ladder.h"
 
 #include <math.h>
@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gs_bench.h"
 #include "gs_nbody_forces.h"
 #include "gs_nbody_ref.h"
 
@@ -36,81 +37,82 @@ static double gs_nbody_ladder_check(struct gs_nbody_job *job, int kernel, const 
   return isnan(worst) ? NAN : all;
 }
 
-/* Median time of one force evaluation (this rank's slice from all bodies), device time. */
-static struct gs_stats gs_nbody_ladder_time(struct gs_nbody_job *job, int kernel) {
-  const struct gs_backend *be = job->be;
-  gs_ctx *c = job->ctx;
-  struct gs_nbody_force_args a = gs_nbody_forces_args(job, kernel, 0, job->npad, 0, 0);
-  int iters = job->o->iters;
-  double *t = malloc(sizeof *t * (size_t)iters);
-  if (!t) GS_DIE(&job->run->where, "malloc", "out of memory");
-  /* Warm-up outside the gate: it may grow the workspace, which synchronises the queue. */
-  gs_nbody_forces_run(job, &a, job->qc);
-  for (int i = 0; i < iters; i++) {
-    be->gate_close(c, job->gate, job->qc);
-    be->event_record(c, job->ev[0], job->qc);
-    gs_nbody_forces_run(job, &a, job->qc);
-    be->event_record(c, job->ev[1], job->qc);
-    if (be->gate_open(c, job->gate)) job->gate_expired++;
-    be->event_sync(c, job->ev[1]);
-    t[i] = be->event_seconds(c, job->ev[0], job->ev[1]);
-  }
-  struct gs_stats s = gs_stats_of(t, iters);
-  free(t);
-  return s;
-}
-
 void gs_nbody_ladder_params(const struct gs_nbody_job *job, char *out, size_t size, const char *extra) {
   snprintf(out, size, "ic=%s;precision=%s;overlap=%s;steps=%d;dt=%g;eps=%g;%s", job->ic_name,
            job->prec ? "double" : "single", job->o->overlap ? "on" : "off", job->o->steps, job->o->dt, job->o->eps,
            extra);
 }
 
-void gs_nbody_ladder_run(struct gs_nbody_job *job, unsigned mask, double tol) {
-  struct gs_run *run = job->run;
+/* The table's state over the harness: the sample bodies and their reference forces, the timed
+ * runs' force arguments, this kernel's error. */
+struct gs_nbody_ladder {
+  struct gs_nbody_job *job;
   uint64_t *idx;
-  double *ref;
-  int nref = gs_nbody_ref_sample(job, job->h_pos, &idx, &ref);
-  void *h_acc = malloc((job->count ? job->count : 1) * job->esz);
-  if (!h_acc) GS_DIE(&job->run->where, "malloc", "out of memory");
-  if (run->rank == 0)
-    printf("%-8s %-36s %10s %14s %9s %6s %7s %10s  %s\n", "kernel", "what", "ms", "interactions/s", "GFLOP/s", "step",
-           "cum", "max_err", "check");
-  double prev = 0, first = 0, pairs = (double)job->n * (double)job->n;
-  for (int i = 0; i < job->be->nbody->count; i++) {
-    if (!(mask & (1u << i))) continue;
-    const struct gs_kernel *k = &job->kernels[i];
-    double err = gs_nbody_ladder_check(job, k->id, idx, ref, nref, h_acc);
-    int ok = err <= tol;
-    if (!ok) job->failed = 1;
-    struct gs_stats slow = gs_stats_slowest(&job->run->where, gs_nbody_ladder_time(job, k->id), NULL);
-    if (run->rank != 0) continue;
-    double t = slow.median, rate = pairs / t;
-    if (first == 0) first = t;
-    char step[16] = "", cum[16] = "";
-    if (prev > 0) snprintf(step, sizeof step, "%.2fx", prev / t), snprintf(cum, sizeof cum, "%.2fx", first / t);
-    prev = t;
-    printf("%-8s %-36s %10.3f %14.4e %9.1f %6s %7s %10.2e  %s\n", k->name, k->title, t * 1e3, rate,
-           rate * GS_NBODY_FLOPS / 1e9, step, cum, err, ok ? "OK" : "FAILED");
-    struct gs_row row = {.workload = "nbody",
-                         .rank = -1,
-                         .problem_size = job->n,
-                         .iterations = job->o->iters,
-                         .t_min = slow.min,
-                         .t_median = slow.median,
-                         .t_max = slow.max,
-                         .metric = "interactions",
-                         .value = rate,
-                         .unit = "1/s",
-                         .efficiency = -1};
-    snprintf(row.kernel, sizeof row.kernel, "%s", k->name);
-    char extra[96];
-    snprintf(extra, sizeof extra, "phase=forces;max_err=%.3g;check=%s", err, ok ? "OK" : "FAILED");
-    gs_nbody_ladder_params(job, row.params, sizeof row.params, extra);
-    gs_report_add(&job->rep, &row);
-  }
-  fflush(stdout);
-  free(h_acc);
-  free(idx);
-  free(ref);
+  double *ref, tol, err;
+  int nref;
+  void *h_acc;
+  struct gs_nbody_force_args a;
+};
+
+/* Check first (the timed runs then leave the device's forces as before this harness). */
+static void gs_nbody_ladder_prepare(struct gs_bench *b, const struct gs_kernel *k) {
+  struct gs_nbody_ladder *l = b->w;
+  l->err = gs_nbody_ladder_check(l->job, k->id, l->idx, l->ref, l->nref, l->h_acc);
+  l->a = gs_nbody_forces_args(l->job, k->id, 0, l->job->npad, 0, 0);
+}
+
+/* One force evaluation: this rank's slice from all bodies. */
+static void gs_nbody_ladder_once(struct gs_bench *b, const struct gs_kernel *k) {
+  struct gs_nbody_ladder *l = b->w;
+  (void)k;
+  gs_nbody_forces_run(l->job, &l->a, b->q);
+}
+
+static int gs_nbody_ladder_verify(struct gs_bench *b, const struct gs_kernel *k, struct gs_bench_result *r) {
+  const struct gs_nbody_ladder *l = b->w;
+  (void)k;
+  r->extra[0] = l->err;
+  return l->err <= l->tol;
+}
+
+static void gs_nbody_ladder_head(struct gs_bench *b) {
+  (void)b;
+  printf("%-8s %-36s %10s %14s %9s %6s %7s %10s  %s\n", "kernel", "what", "ms", "interactions/s", "GFLOP/s", "step",
+         "cum", "max_err", "check");
+}
+
+static void gs_nbody_ladder_row(struct gs_bench *b, const struct gs_kernel *k, const struct gs_bench_result *r) {
+  const struct gs_nbody_ladder *l = b->w;
+  double t = r->slow.median, rate = (double)l->job->n * (double)l->job->n / t, err = r->extra[0];
+  printf("%-8s %-36s %10.3f %14.4e %9.1f %6s %7s %10.2e  %s\n", k->name, k->title, t * 1e3, rate,
+         rate * GS_NBODY_FLOPS / 1e9, r->step, r->cum, err, r->ok ? "OK" : "FAILED");
+  struct gs_row row = gs_bench_row(b, k, r, "interactions", rate, "1/s", -1);
+  char extra[96];
+  snprintf(extra, sizeof extra, "phase=forces;max_err=%.3g;check=%s", err, r->ok ? "OK" : "FAILED");
+  gs_nbody_ladder_params(l->job, row.params, sizeof row.params, extra);
+  gs_report_add(b->rep, &row);
+}
+
+static const struct gs_bench_ops gs_nbody_ladder_ops = {
+    .head = gs_nbody_ladder_head,
+    .prepare = gs_nbody_ladder_prepare,
+    .run_once = gs_nbody_ladder_once,
+    .verify = gs_nbody_ladder_verify,
+    .row = gs_nbody_ladder_row,
+};
+
+void gs_nbody_ladder_run(struct gs_nbody_job *job, unsigned mask, double tol) {
+  struct gs_nbody_ladder l = {.job = job, .tol = tol};
+  l.nref = gs_nbody_ref_sample(job, job->h_pos, &l.idx, &l.ref);
+  l.h_acc = malloc((job->count ? job->count : 1) * job->esz);
+  if (!l.h_acc) GS_DIE(&job->run->where, "malloc", "out of memory");
+  struct gs_bench b = {.run = job->run, .ops = &gs_nbody_ladder_ops, .w = &l, .workload = "nbody", .rep = &job->rep,
+                       .kernels = job->kernels, .count = job->be->nbody->count, .mask = mask, .q = job->qc,
+                       .warmup = 1, .iters = job->o->iters, .problem_size = job->n};
+  gs_bench_table(&b);
+  if (b.failed) job->failed = 1;
+  job->gate_expired += b.gate_expired;
+  free(l.h_acc);
+  free(l.idx);
+  free(l.ref);
 }

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "gs_exchange.h"
 #include "gs_kernel_list.h"
 
 #define GS_B(field) GS_OPT_AT(struct gs_nbody_opts, field)
@@ -34,7 +35,7 @@ const struct gs_opt gs_nbody_options_table[] = {
      "energy, momentum and centre-of-mass diagnostics every K steps (default 0: start and end only)", NULL},
     {"overlap", GS_OPT_CHOICE, GS_B(overlap), 0, 0, "off|on", "O",
      "overlap the position exchange with force computation (default on)", NULL},
-    {"exchange", GS_OPT_CHOICE, GS_B(exchange), 0, 0, "auto|nccl|cuda-mpi|host", "X",
+    {"exchange", GS_OPT_CHOICE, GS_B(exchange), 0, 0, GS_EXCHANGE_CHOICES, "X",
      "how positions travel between ranks: nccl (device to device, NCCL), cuda-mpi (device buffers to a CUDA-aware "
      "MPI), host (staged through pinned host memory), auto (nccl if built and every rank has a GPU, else cuda-mpi "
      "if MPI is CUDA-aware, else host; the header says which and why) (default auto)",

@@ -107,7 +107,7 @@ void gs_nbody_setup_alloc(struct gs_nbody_job *job) {
   job->rkernel = be->reduce->kernels[0].id;
   for (int i = 0; i < be->reduce->count; i++)
     if (be->reduce->kernels[i].flags & GS_KERNEL_INTERNAL) job->rkernel = be->reduce->kernels[i].id;
-  job->rwsb = be->reduce->workspace(c, job->rkernel, GS_DTYPE_DOUBLE, GS_OP_SUM, job->count ? job->count : 1, 0);
+  job->rwsb = be->reduce->workspace(c, job->rkernel, GS_DTYPE_DOUBLE, GS_OP_SUM, job->count ? job->count : 1);
   job->rws = job->rwsb ? be->alloc_device(c, job->rwsb) : NULL;
   if (job->rws) be->zero_device(c, job->rws, job->rwsb, job->qc);
   /* The state at the start of each step (a device copy): a stop request may abandon a step. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gs_kernel_list.h"
+#include "gs_bench.h"
 #include "gs_reduce_check.h"
 #include "gs_reduce_combine.h"
 #include "gs_reduce_device.h"
@@ -85,12 +85,10 @@ static double gs_reduce_time_allreduce(struct gs_reduce_job *job) {
 
 /* The kernels this backend runs out of --kernel, and sizes that make sense: GS_USAGE with msg
  * (the same on every rank) otherwise. */
-static int gs_reduce_plan(struct gs_reduce_job *job, struct gs_msg *msg) {
+static int gs_reduce_plan(struct gs_reduce_job *job, struct gs_bench *b, struct gs_msg *msg) {
   const struct gs_run *run = job->run;
-  const struct gs_reduce_ops *ops = job->be->reduce;
-  if (gs_kernel_list_select(job->o->kernels, gs_reduce_options_kernels, 0, ops->kernels, ops->count, job->be->name,
-                            &job->mask, msg) != GS_OK)
-    return GS_USAGE;
+  if (gs_bench_select(b, job->o->kernels, gs_reduce_options_kernels, 0, msg) != GS_OK) return GS_USAGE;
+  job->mask = b->mask;
   if (job->o->total && job->o->total < (uint64_t)run->size)
     return gs_error_msg(msg, "--total %llu is smaller than the %d ranks", (unsigned long long)job->o->total, run->size);
   return gs_reduce_check_sizes(job, msg);
@@ -101,6 +99,7 @@ static void gs_reduce_setup(struct gs_reduce_job *job) {
   const struct gs_backend *be = job->be;
   struct gs_run *run = job->run;
   job->q = be->queue_create(job->ctx);
+  if (be->reduce->set_block) be->reduce->set_block(job->ctx, job->o->block); /* --block: a backend's own knob */
   job->ev[0] = be->event_create(job->ctx);
   job->ev[1] = be->event_create(job->ctx);
   job->h_in = be->alloc_host(job->ctx, job->bytes);
@@ -166,13 +165,13 @@ static void gs_reduce_verdict(struct gs_reduce_job *job, double t_allreduce, dou
   else
     printf("# reference: %s sum = %s (CPU, compensated long double); tolerance %.3g = (n-1) 2^-53 sum|x|\n", tname, ref,
            job->tol);
-  printf("# verification: %s\n", job->failed ? "FAILED" : "OK");
   fflush(stdout);
 }
 
 static void gs_reduce_teardown(struct gs_reduce_job *job) {
   const struct gs_backend *be = job->be;
   gs_report_free(&job->rep);
+  if (be->reduce->set_block) be->reduce->set_block(job->ctx, 0); /* the backend's choice again (the main job) */
   be->free_host(job->ctx, job->h_in);
   be->event_destroy(job->ctx, job->ev[0]);
   be->event_destroy(job->ctx, job->ev[1]);
@@ -185,12 +184,15 @@ static int gs_reduce_main(struct gs_run *run) {
   job.t = (enum gs_dtype)job.o->dtype;
   job.op = (enum gs_op)job.o->op;
   job.corrupt = gs_error_test_corrupt("reduce");
+  struct gs_bench b = {.run = run, .workload = "reduce", .rep = &job.rep, .kernels = job.kernels,
+                       .count = job.be->reduce->count, .warmup = job.o->warmup, .iters = job.o->iters};
   struct gs_msg msg;
-  if (gs_reduce_plan(&job, &msg) != GS_OK) {
+  if (gs_reduce_plan(&job, &b, &msg) != GS_OK) {
     gs_error_report(run->rank, &msg);
     return GS_USAGE;
   }
   gs_reduce_sizes(&job);
+  b.problem_size = job.total;
   gs_report_init(&job.rep, run);
   struct gs_rank_info *all = run->rank == 0 ? calloc((size_t)run->size, sizeof *all) : NULL;
   if (run->rank == 0 && !all) GS_DIE(&run->where, "calloc", "out of memory");
@@ -202,7 +204,7 @@ static int gs_reduce_main(struct gs_run *run) {
   if (job.o->source == GS_SOURCE_HOST)
     gs_reduce_stream_run(&job);
   else
-    gs_reduce_device_run(&job);
+    gs_reduce_device_run(&job, &b);
 
   double t_allreduce = gs_reduce_time_allreduce(&job);
   char no_device[200] = "";
@@ -211,9 +213,7 @@ static int gs_reduce_main(struct gs_run *run) {
   long expired = 0;
   GS_CHECK_MPI(&run->where, MPI_Reduce(&job.gate_expired, &expired, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD));
   if (run->rank == 0) gs_reduce_verdict(&job, t_allreduce, t_device, matched, no_device, expired);
-  int status = job.failed ? GS_FAILED : GS_OK;
-  if (gs_report_write(&job.rep, run) != GS_OK) status = GS_FAILED;
-  GS_CHECK_MPI(&run->where, MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  int status = gs_bench_verdict(run, &job.rep, job.failed);
   gs_reduce_teardown(&job);
   return status;
 }

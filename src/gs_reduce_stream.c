@@ -40,8 +40,7 @@ static double gs_stream_once(struct gs_stream *s, const struct gs_kernel *k, con
     uint64_t off = ch * s->chunk, cnt = job->n - off < s->chunk ? job->n - off : s->chunk;
     be->copy_h2d(c, s->dbuf[i], (const char *)h + off * esz, cnt * esz, s->q[i]);
     if (k)
-      be->reduce->run(c, k->id, job->t, job->op, s->dbuf[i], cnt, s->ws[i], s->wsb, &s->d_res[ch], job->o->block,
-                      s->q[i]);
+      be->reduce->run(c, k->id, job->t, job->op, s->dbuf[i], cnt, s->ws[i], s->wsb, &s->d_res[ch], s->q[i]);
   }
   for (int i = 1; i < s->nq; i++) {
     be->event_record(c, s->done[i], s->q[i]);
@@ -59,8 +58,7 @@ static double gs_stream_serial(struct gs_stream *s, const void *h) {
   gs_ctx *c = job->ctx;
   be->event_record(c, s->start, s->q[0]);
   be->copy_h2d(c, s->d_all, h, job->bytes, s->q[0]);
-  be->reduce->run(c, s->best->id, job->t, job->op, s->d_all, job->n, s->ws_all, s->wsb_all, s->d_res, job->o->block,
-                  s->q[0]);
+  be->reduce->run(c, s->best->id, job->t, job->op, s->d_all, job->n, s->ws_all, s->wsb_all, s->d_res, s->q[0]);
   be->event_record(c, s->stop, s->q[0]);
   be->event_sync(c, s->stop);
   return be->event_seconds(c, s->start, s->stop);
@@ -157,7 +155,7 @@ static void gs_stream_setup(struct gs_stream *s, struct gs_reduce_job *job) {
   if (!s->q || !s->done || !s->dbuf || !s->ws || !s->pageable) GS_DIE(&job->run->where, "malloc", "out of memory");
   for (int i = 0; i < be->reduce->count; i++)
     if (job->mask & (1u << i)) {
-      size_t w = be->reduce->workspace(c, job->kernels[i].id, job->t, job->op, s->chunk, job->o->block);
+      size_t w = be->reduce->workspace(c, job->kernels[i].id, job->t, job->op, s->chunk);
       if (w > s->wsb) s->wsb = w;
     }
   for (int i = 0; i < s->nq; i++) {
@@ -171,7 +169,7 @@ static void gs_stream_setup(struct gs_stream *s, struct gs_reduce_job *job) {
   s->stop = be->event_create(c);
   s->d_res = be->alloc_device(c, sizeof *s->d_res * s->nchunks);
   s->best = gs_stream_best(job);
-  s->wsb_all = be->reduce->workspace(c, s->best->id, job->t, job->op, job->n, job->o->block);
+  s->wsb_all = be->reduce->workspace(c, s->best->id, job->t, job->op, job->n);
   s->ws_all = s->wsb_all ? be->alloc_device(c, s->wsb_all) : NULL;
   if (s->ws_all) be->zero_device(c, s->ws_all, s->wsb_all, s->q[0]);
   s->d_all = be->alloc_device(c, job->bytes);

@@ -15,8 +15,8 @@
  * so a kernel that reads it makes NaN outputs; C's padding and the space after it hold a sentinel
  * that must survive, and C's inside starts as NaN when not accumulating, so an output left
  * unwritten fails. Also: identical bits run to run (our kernels), the argument checks (nothing
- * launched, C untouched), m = 0 / n = 0 with NULL pointers, the cuBLAS handle's life in the launch
- * context (gs_cuda_ctx_free), and in a build without cuBLAS its ids answering NotSupported.
+ * launched, C untouched), m = 0 / n = 0 with NULL pointers, the cuBLAS handle's life in the matmul
+ * state (gs_matmul_kernels_free), and in a build without cuBLAS its ids answering NotSupported.
  * Failures name kernel, dtype, sizes and the first wrong element. Exits 77 without a GPU (and in
  * a CPU-only build). */
 #include "gs_gpu_skip.h"
@@ -47,6 +47,9 @@ struct kern {
   const char *name;
   int floats, doubles, ours, tf32;
 };
+/* What the launcher makes on first use (cuBLAS handle, workspace), the test's to own and free. */
+static struct gs_matmul_state g_mm;
+
 static const struct kern g_kerns[] = {
     {GS_MK_GLOBAL, "global", 1, 1, 1, 0}, {GS_MK_SMEM1, "smem1", 1, 1, 1, 0},
     {GS_MK_SMEM2, "smem2", 1, 1, 1, 0},   {GS_MK_SMEM3, "smem3", 1, 1, 1, 0},
@@ -245,7 +248,8 @@ static double *run(struct gs_cuda_ctx *ctx, const struct kern *kn, const struct 
   CK(cudaDeviceSynchronize()); /* as in the upload above */
   free(tmp);
   const int e =
-      gs_matmul_kernels_launch(ctx, kn->id, d->dtype, c->m, c->n, c->k, dA, c->lda, dB, c->ldb, dC, c->ldc, c->acc, st);
+      gs_matmul_kernels_launch(ctx, &g_mm, kn->id, d->dtype, c->m, c->n, c->k, dA, c->lda, dB, c->ldb, dC, c->ldc,
+                               c->acc, st);
   const cudaError_t s = cudaStreamSynchronize(st);
   char head[320], what[512];
   if (e != 0 || s != cudaSuccess) {
@@ -355,7 +359,7 @@ static int small_right(const struct small *sm, int dtype) {
 }
 
 static int small_launch(struct gs_cuda_ctx *ctx, int kernel, int dtype, const struct small *sm, cudaStream_t st) {
-  return gs_matmul_kernels_launch(ctx, kernel, dtype, 64, 64, 64, sm->A, 64, sm->B, 64, sm->C, 64, 0, st);
+  return gs_matmul_kernels_launch(ctx, &g_mm, kernel, dtype, 64, 64, 64, sm->A, 64, sm->B, 64, sm->C, 64, 0, st);
 }
 
 /* Arguments every kernel refuses with cudaErrorInvalidValue, launching nothing: C keeps its
@@ -406,7 +410,7 @@ static void check_one_bad(struct gs_cuda_ctx *ctx, const struct kern *kn, const 
   const unsigned char pattern = 0x5a;
   CK(cudaMemset(buf, pattern, 4096));
   const int kernel = b->kernel == UNDER_TEST ? kn->id : b->kernel;
-  const int e = gs_matmul_kernels_launch(b->null_ctx ? NULL : ctx, kernel, bad_dtype(kn, b), b->m, b->n, b->k,
+  const int e = gs_matmul_kernels_launch(b->null_ctx ? NULL : ctx, &g_mm, kernel, bad_dtype(kn, b), b->m, b->n, b->k,
                                          b->null_a ? NULL : buf, b->lda, b->null_b ? NULL : buf, b->ldb,
                                          b->null_c ? NULL : buf, b->ldc, 0, st);
   CK(cudaStreamSynchronize(st));
@@ -442,9 +446,9 @@ static void check_empty(struct gs_cuda_ctx *ctx, cudaStream_t st) {
     const int t = kn->floats ? GS_DTYPE_FLOAT : GS_DTYPE_DOUBLE;
     char what[128];
     snprintf(what, sizeof what, "%s: m = 0 or n = 0 is a success, empty matrices NULL", kn->name);
-    const int e1 = gs_matmul_kernels_launch(ctx, kn->id, t, 0, 5, 5, NULL, 5, buf, 5, NULL, 5, 0, st);
-    const int e2 = gs_matmul_kernels_launch(ctx, kn->id, t, 5, 0, 5, buf, 5, NULL, 0, NULL, 0, 1, st);
-    const int e3 = gs_matmul_kernels_launch(ctx, kn->id, t, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, st);
+    const int e1 = gs_matmul_kernels_launch(ctx, &g_mm, kn->id, t, 0, 5, 5, NULL, 5, buf, 5, NULL, 5, 0, st);
+    const int e2 = gs_matmul_kernels_launch(ctx, &g_mm, kn->id, t, 5, 0, 5, buf, 5, NULL, 0, NULL, 0, 1, st);
+    const int e3 = gs_matmul_kernels_launch(ctx, &g_mm, kn->id, t, 0, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0, st);
     CK(cudaStreamSynchronize(st));
     expect(e1 == 0 && e2 == 0 && e3 == 0 && cudaGetLastError() == cudaSuccess, what);
   }
@@ -486,29 +490,33 @@ static void check_stream(struct gs_cuda_ctx *ctx, cudaStream_t st) {
   CK(cudaFreeHost((void *)h));
 }
 
-/* The cuBLAS handle: made on first use, kept in the context, gone after gs_cuda_ctx_free (which
- * a second time does nothing), made again by the next call. Without cuBLAS: its ids answer
- * cudaErrorNotSupported. Also the error names. */
+/* The cuBLAS handle: made on first use, kept in the matmul state, gone after
+ * gs_matmul_kernels_free (which a second time does nothing), made again by the next call. Without
+ * cuBLAS: its ids answer cudaErrorNotSupported. A NULL state is refused. Also the error names. */
 static void check_cublas_handle(struct gs_cuda_ctx *ctx, cudaStream_t st) {
   struct small sm;
   small_make(&sm, GS_DTYPE_FLOAT);
 #ifdef GS_HAVE_CUBLAS
-  expect(ctx->cublas != NULL, "the cuBLAS runs left a handle in the context");
-  expect(gs_cuda_ctx_free(ctx) == 0 && ctx->cublas == NULL, "gs_cuda_ctx_free destroys the handle");
-  expect(gs_cuda_ctx_free(ctx) == 0 && ctx->cublas == NULL, "a second gs_cuda_ctx_free does nothing");
+  expect(g_mm.cublas != NULL, "the cuBLAS runs left a handle in the matmul state");
+  expect(gs_matmul_kernels_free(&g_mm) == 0 && g_mm.cublas == NULL && g_mm.ws == NULL,
+         "gs_matmul_kernels_free destroys the handle and frees the workspace");
+  expect(gs_matmul_kernels_free(&g_mm) == 0 && g_mm.cublas == NULL, "a second gs_matmul_kernels_free does nothing");
   const int e = small_launch(ctx, GS_MK_CUBLAS, GS_DTYPE_FLOAT, &sm, st);
   CK(cudaStreamSynchronize(st));
-  expect(e == 0 && ctx->cublas != NULL && small_right(&sm, GS_DTYPE_FLOAT), "cuBLAS after free makes a new handle");
+  expect(e == 0 && g_mm.cublas != NULL && small_right(&sm, GS_DTYPE_FLOAT), "cuBLAS after free makes a new handle");
   const char *name = gs_matmul_kernels_error_string(GS_MATMUL_CUBLAS_STATUS + (int)7 /* INVALID_VALUE */);
   expect(name && strstr(name, "CUBLAS_STATUS_INVALID_VALUE"), "a cuBLAS status is named as one");
 #else
-  expect(ctx->cublas == NULL, "no cuBLAS build: no handle");
+  expect(g_mm.cublas == NULL, "no cuBLAS build: no handle");
   expect(small_launch(ctx, GS_MK_CUBLAS, GS_DTYPE_FLOAT, &sm, st) == (int)cudaErrorNotSupported,
          "no cuBLAS build: cublas answers cudaErrorNotSupported");
   expect(small_launch(ctx, GS_MK_CUBLAS_TF32, GS_DTYPE_FLOAT, &sm, st) == (int)cudaErrorNotSupported,
          "no cuBLAS build: cublas-tf32 answers cudaErrorNotSupported");
-  expect(gs_cuda_ctx_free(ctx) == 0, "no cuBLAS build: gs_cuda_ctx_free succeeds");
+  expect(gs_matmul_kernels_free(&g_mm) == 0, "no cuBLAS build: gs_matmul_kernels_free succeeds");
 #endif
+  expect(gs_matmul_kernels_launch(ctx, NULL, GS_MK_GLOBAL, GS_DTYPE_FLOAT, 64, 64, 64, sm.A, 64, sm.B, 64, sm.C, 64, 0,
+                                  st) == (int)cudaErrorInvalidValue,
+         "a NULL matmul state is cudaErrorInvalidValue");
   expect(strcmp(gs_matmul_kernels_error_string((int)cudaErrorInvalidValue),
                 cudaGetErrorString(cudaErrorInvalidValue)) == 0,
          "a cudaError_t is named by cudaGetErrorString");
@@ -531,7 +539,7 @@ int main(void) {
   check_empty(&ctx, st);
   check_stream(&ctx, st);
   check_cublas_handle(&ctx, st);
-  expect(gs_cuda_ctx_free(&ctx) == 0 && ctx.cublas == NULL, "gs_cuda_ctx_free at the end");
+  expect(gs_matmul_kernels_free(&g_mm) == 0 && g_mm.cublas == NULL, "gs_matmul_kernels_free at the end");
   CK(cudaStreamDestroy(st));
   printf("test_gpu_matmul: %d passed, %d failed\n", g_pass, g_fail);
   return g_fail ? 1 : 0;

@@ -33,8 +33,10 @@ static int same(enum gs_dtype t, union gs_acc a, union gs_acc b) {
 static void run2(const struct rig *r, const struct gs_kernel *k, enum gs_dtype t, enum gs_op op, const void *d_in,
                  uint64_t n, union gs_acc got[2]) {
   const struct gs_backend *be = r->be;
-  size_t wsb = be->reduce->workspace(r->c, k->id, t, op, n, 256);
-  const size_t w128 = be->reduce->workspace(r->c, k->id, t, op, n, 128);
+  be->reduce->set_block(r->c, 256);
+  size_t wsb = be->reduce->workspace(r->c, k->id, t, op, n);
+  be->reduce->set_block(r->c, 128);
+  const size_t w128 = be->reduce->workspace(r->c, k->id, t, op, n);
   if (w128 > wsb) wsb = w128;
   void *ws = wsb ? be->alloc_device(r->c, wsb) : NULL;
   if (ws) be->zero_device(r->c, ws, wsb, r->q);
@@ -42,7 +44,8 @@ static void run2(const struct rig *r, const struct gs_kernel *k, enum gs_dtype t
     union gs_acc poison;
     memset(&poison, 0xA5, sizeof poison);
     be->copy_h2d(r->c, r->d_out, &poison, sizeof poison, r->q);
-    be->reduce->run(r->c, k->id, t, op, d_in, n, ws, wsb, r->d_out, rep ? 128 : 256, r->q);
+    be->reduce->set_block(r->c, rep ? 128 : 256);
+    be->reduce->run(r->c, k->id, t, op, d_in, n, ws, wsb, r->d_out, r->q);
     be->copy_d2h(r->c, &got[rep], r->d_out, sizeof got[rep], r->q);
     be->queue_sync(r->c, r->q);
   }

@@ -34,7 +34,7 @@ static int omp; /* the CPU backend's kernel id */
 /* The CPU backend's reduction of n elements of buf. */
 static union gs_acc cpu_reduce(const void *buf, enum gs_dtype t, enum gs_op op, uint64_t n) {
   union gs_acc got;
-  be->reduce->run(ctx, omp, t, op, buf, n, NULL, 0, &got, 0, NULL);
+  be->reduce->run(ctx, omp, t, op, buf, n, NULL, 0, &got, NULL);
   return got;
 }
 
