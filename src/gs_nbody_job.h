@@ -17,7 +17,7 @@ struct gs_step_times {
   double forces;    /* device time of the force kernels */
   double exchange;  /* wall time from the drift to the last positions on the device */
   double hidden;    /* fraction of the exchange hidden behind force computation, 0..1 */
-  double build, walk; /* --solver tree: device time of the tree build and of the walk (forces = their sum) */
+  double part[4];   /* the solver's own parts (the tree's: build and walk device seconds) */
 };
 
 #define GS_NBODY_FLOPS 20 /* per interaction, the seed's and the CUDA sample's count */
@@ -30,7 +30,7 @@ struct gs_diag {
   double kinetic, potential, energy, p[3], com[3];
 };
 
-struct gs_nbody_tparts;
+struct gs_nbody_solver;
 
 struct gs_nbody_job {
   struct gs_run *run;
@@ -60,7 +60,8 @@ struct gs_nbody_job {
   gs_event **ev;             /* 2 * size + 2 events for timing the force pieces and copies */
   gs_gate *gate;
   int kernel;                /* force kernel of the simulation (the backend's id) */
-  const char *kname;         /* ... and its name */
+  const char *kname;         /* ... and its name (the tree's: "tree"), for result rows */
+  unsigned mask;             /* the selected kernels (over the backend's list), for the direct solver's table */
   void *d_acc2;              /* scratch forces for diagnostics off the energy schedule */
   long step0;                /* steps done before this run (a restart's checkpoint step) */
   double e0;                 /* energy at step 0 */
@@ -82,16 +83,8 @@ struct gs_nbody_job {
   double de0;                /* |dE/E0| at the first step of this run (-1: undefined, E0 = 0) */
   int write_failed;          /* a snapshot or checkpoint could not be written: the run stops */
   long gate_expired;         /* timed evaluations whose gate gave up waiting (host time included) */
-  int tree;                  /* --solver tree (gs_nbody_tree.c) */
-  void *tws;                 /* the tree's workspace, allocated once before the first step */
-  size_t twsb;
-  uint64_t *d_counts;        /* the walk's counters (GS_TREE_COUNTS, backend memory) */
-  void *d_tacc;              /* npad forces in the tree's body order, every rank's part after the gather */
-  void *d_aold;              /* --opening relative: every body's last forces, index order (else NULL) */
-  double tree_xs;            /* wall seconds of the last evaluation's forces all-gather */
-  struct gs_nbody_tparts *tp;/* the ranks' runs of the tree's order (gs_nbody_tree.c) */
-  double tree_flops;         /* flops of one tree evaluation over all ranks, from the table's counts */
-  double tree_inter;         /* interactions (body-body + body-cell) of one evaluation, all ranks */
+  const struct gs_nbody_solver *solver; /* --solver's (gs_nbody_solver.h): the only way to the bodies */
+  void *state;               /* ... and its state */
   struct gs_exchange xchg;   /* --exchange: how positions travel (gs_exchange.h) */
   uint64_t *xfirst, *xbytes; /* every rank's slice of d_pos in bytes, for the device all-gather */
 };

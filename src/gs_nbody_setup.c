@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gs_acc.h"
+#include "gs_nbody_solver.h"
 
 int gs_nbody_setup_bodies(struct gs_nbody_job *job, struct gs_bodies *b, struct gs_msg *msg) {
   const char *ic = job->o->ic;
@@ -45,18 +46,15 @@ int gs_nbody_setup_check_size(const struct gs_nbody_job *job, uint64_t n, struct
   gs_nbody_decomp_free(&d);
   /* Each rank holds every position twice on the device (and the step's start copy) and once in
    * pinned host memory, and five vectors plus eight diagnostic doubles per body of its slice; the
-   * tree solver its workspace and forces for every body;
+   * solver what it adds (the tree its workspace and forces for every body);
    * while initial conditions are made, all bodies in double on the host. The CPU backend's device
    * is host memory, shared by the node's ranks. */
   uint64_t npad = (n + GS_NBODY_TILE - 1) / GS_NBODY_TILE * GS_NBODY_TILE;
   int host = (run->be->caps & GS_CAP_HOST_MEMORY) != 0;
   double esz = (double)job->esz, slice = (double)npad / run->size + GS_NBODY_TILE;
   double need = (double)npad * esz * (host ? 3 : 2) + slice * (5 * esz + 64) + (host ? 56.0 * (double)n : 0);
-  if (job->o->solver == GS_NBODY_TREE && run->be->tree) {
-    /* the tree's workspace, and its forces in the tree's order (and a_old for the relative test) */
-    struct gs_tree_args a = {.precision = job->prec, .n = n, .targets = GS_TREE_BY_ORDER, .i_count = npad};
-    need += (double)run->be->tree->workspace(job->ctx, &a) + (double)npad * esz * (job->o->opening ? 2 : 1);
-  }
+  const struct gs_nbody_solver *sv = gs_nbody_solver_find(job->o->solver);
+  if (sv) need += sv->memory(job, n);
   if (status == GS_OK && run->mem_bytes > 0 && need * (host ? run->local_size : 1) > run->mem_bytes)
     status = gs_error_msg(msg,
                           "%llu bodies: %.3g GB per rank (%s precision) does not fit in the %.3g GB of memory of "
