@@ -42,7 +42,7 @@ static int gs_nbody_direct_check(struct gs_nbody_job *job, struct gs_msg *msg) {
 static void *gs_nbody_direct_open(struct gs_nbody_job *job) {
   struct gs_nbody_direct *d = calloc(1, sizeof *d);
   if (!d) GS_DIE(&job->run->where, "calloc", "out of memory");
-  d->repl.job = job;
+  gs_nbody_repl_open(&d->repl, job);
   return d;
 }
 
@@ -67,9 +67,9 @@ static const void *gs_nbody_direct_potential(void *s, int fresh) {
   struct gs_nbody_job *job = ((struct gs_nbody_direct *)s)->repl.job;
   if (!fresh || !job->count) return job->d_acc;
   struct gs_nbody_force_args a = gs_nbody_forces_args(job, job->kernel, 0, job->npad, 0, 1);
-  a.acc = job->d_acc2;
+  a.acc = job->d_acc_scratch;
   gs_nbody_forces_run(job, &a, job->qc);
-  return job->d_acc2;
+  return job->d_acc_scratch;
 }
 
 static double gs_nbody_direct_interactions(void *s) {

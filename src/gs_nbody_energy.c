@@ -23,7 +23,7 @@ struct gs_diag gs_nbody_energy_measure(struct gs_nbody_job *job, int fresh) {
     /* Each sum with the reduction kernels (deterministic, double accumulation). */
     for (int k = 0; k < 8; k++)
       be->reduce->run(c, job->rkernel, GS_DTYPE_DOUBLE, GS_OP_SUM, job->d_terms + (size_t)k * h.count, h.count,
-                      job->rws, job->rwsb, &job->d_sums[k], 0, job->qc);
+                      job->reduce_ws, job->reduce_ws_bytes, &job->d_sums[k], 0, job->qc);
     union gs_acc h[8];
     be->copy_d2h(c, h, job->d_sums, sizeof h, job->qc);
     be->queue_sync(c, job->qc);

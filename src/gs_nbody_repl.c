@@ -44,19 +44,20 @@ void gs_nbody_repl_held(void *s, struct gs_nbody_held *h) {
 }
 
 /* Device to device (no host round trip); the undo waits for its copies. */
-static void gs_nbody_repl_copy(struct gs_nbody_job *job, int undo) {
+static void gs_nbody_repl_copy(struct gs_nbody_repl *r, int undo) {
+  struct gs_nbody_job *job = r->job;
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
-  void *live[3] = {job->d_pos, job->d_vel, job->d_acc}, *kept[3] = {job->d_pos0, job->d_vel0, job->d_acc0};
+  void *live[3] = {job->d_pos, job->d_vel, job->d_acc}, *kept[3] = {r->d_pos0, r->d_vel0, r->d_acc0};
   size_t bytes[3] = {job->npad * job->esz, job->count * job->esz, job->count * job->esz};
   for (int k = 0; k < 3; k++)
     if (bytes[k]) be->copy_d2d(c, undo ? live[k] : kept[k], undo ? kept[k] : live[k], bytes[k], job->qc);
   if (undo) be->queue_sync(c, job->qc);
 }
 
-void gs_nbody_repl_keep(void *s) { gs_nbody_repl_copy(((struct gs_nbody_repl *)s)->job, 0); }
+void gs_nbody_repl_keep(void *s) { gs_nbody_repl_copy(s, 0); }
 
-void gs_nbody_repl_undo(void *s) { gs_nbody_repl_copy(((struct gs_nbody_repl *)s)->job, 1); }
+void gs_nbody_repl_undo(void *s) { gs_nbody_repl_copy(s, 1); }
 
 void gs_nbody_repl_gather(void *s, void *pos, void *vel, void *acc) {
   struct gs_nbody_job *job = ((struct gs_nbody_repl *)s)->job;
@@ -71,7 +72,18 @@ void gs_nbody_repl_gather(void *s, void *pos, void *vel, void *acc) {
   be->queue_sync(job->ctx, job->qc);
 }
 
+void gs_nbody_repl_open(struct gs_nbody_repl *r, struct gs_nbody_job *job) {
+  size_t slice = (job->count ? job->count : 1) * job->esz;
+  r->job = job;
+  r->d_pos0 = job->be->alloc_device(job->ctx, job->npad * job->esz);
+  r->d_vel0 = job->be->alloc_device(job->ctx, slice);
+  r->d_acc0 = job->be->alloc_device(job->ctx, slice);
+}
+
 void gs_nbody_repl_close(struct gs_nbody_repl *r) {
+  void *dev[3] = {r->d_pos0, r->d_vel0, r->d_acc0};
+  for (int k = 0; k < 3; k++)
+    if (dev[k]) r->job->be->free_device(r->job->ctx, dev[k]);
   free(r->acc_slice);
   r->acc_slice = NULL;
 }

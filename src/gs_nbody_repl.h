@@ -10,8 +10,12 @@
 
 struct gs_nbody_repl {
   struct gs_nbody_job *job;
-  void *acc_slice; /* a restart's forces of this slice (host, malloc'd) until resume */
+  void *acc_slice;                /* a restart's forces of this slice (host, malloc'd) until resume */
+  void *d_pos0, *d_vel0, *d_acc0; /* the state at a step's start (device), to undo an abandoned step */
 };
+
+/* The layout's buffers of r (the keep/undo copies); close frees them and what load kept. */
+void gs_nbody_repl_open(struct gs_nbody_repl *r, struct gs_nbody_job *job);
 
 /* Every position to every rank and this slice's velocities (and a checkpoint's forces, kept for
  * resume); job->mass from the positions in index order. Collective. */
@@ -30,7 +34,6 @@ void gs_nbody_repl_undo(void *s);
 /* This rank's slice: it holds exactly it (no messages). */
 void gs_nbody_repl_gather(void *s, void *pos, void *vel, void *acc);
 
-/* Free what load kept. */
 void gs_nbody_repl_close(struct gs_nbody_repl *r);
 
 #endif

@@ -81,14 +81,14 @@ void gs_nbody_setup_alloc(struct gs_nbody_job *job) {
   gs_ctx *c = job->ctx;
   size_t slice = (job->count ? job->count : 1) * job->esz;
   job->h_pos = be->alloc_host(c, job->npad * job->esz);
-  job->xfirst = malloc(sizeof *job->xfirst * (size_t)job->run->size);
-  job->xbytes = malloc(sizeof *job->xbytes * (size_t)job->run->size);
-  if (!job->xfirst || !job->xbytes) GS_DIE(&job->run->where, "malloc", "out of memory");
+  job->slice_offset = malloc(sizeof *job->slice_offset * (size_t)job->run->size);
+  job->slice_bytes = malloc(sizeof *job->slice_bytes * (size_t)job->run->size);
+  if (!job->slice_offset || !job->slice_bytes) GS_DIE(&job->run->where, "malloc", "out of memory");
   for (int r = 0; r < job->run->size; r++)
-    job->xfirst[r] = gs_nbody_decomp_first(&job->dec, r) * job->esz,
-    job->xbytes[r] = gs_nbody_decomp_count(&job->dec, r) * job->esz;
+    job->slice_offset[r] = gs_nbody_decomp_first(&job->dec, r) * job->esz,
+    job->slice_bytes[r] = gs_nbody_decomp_count(&job->dec, r) * job->esz;
   job->qc = be->queue_create(c);
-  job->qx = be->queue_create(c);
+  job->qcopy = be->queue_create(c);
   int nev = 2 * job->run->size + 2;
   job->ev = malloc(sizeof *job->ev * (size_t)nev);
   if (!job->ev) GS_DIE(&job->run->where, "malloc", "out of memory");
@@ -98,20 +98,17 @@ void gs_nbody_setup_alloc(struct gs_nbody_job *job) {
   job->d_pos = be->alloc_device(c, job->npad * job->esz);
   job->d_vel = be->alloc_device(c, slice);
   job->d_acc = be->alloc_device(c, slice);
-  job->d_acc2 = be->alloc_device(c, slice);
+  job->d_acc_scratch = be->alloc_device(c, slice);
   job->d_terms = be->alloc_device(c, 8 * (job->count ? job->count : 1) * sizeof(double));
   job->d_sums = be->alloc_device(c, 8 * sizeof(union gs_acc));
   /* The sums use the reduction kernel the backend recommends for its own use (else its first). */
   job->rkernel = be->reduce->kernels[0].id;
   for (int i = 0; i < be->reduce->count; i++)
     if (be->reduce->kernels[i].flags & GS_KERNEL_INTERNAL) job->rkernel = be->reduce->kernels[i].id;
-  job->rwsb = be->reduce->workspace(c, job->rkernel, GS_DTYPE_DOUBLE, GS_OP_SUM, job->count ? job->count : 1, 0);
-  job->rws = job->rwsb ? be->alloc_device(c, job->rwsb) : NULL;
-  if (job->rws) be->zero_device(c, job->rws, job->rwsb, job->qc);
-  /* The state at the start of each step (a device copy): a stop request may abandon a step. */
-  job->d_pos0 = be->alloc_device(c, job->npad * job->esz);
-  job->d_vel0 = be->alloc_device(c, slice);
-  job->d_acc0 = be->alloc_device(c, slice);
+  job->reduce_ws_bytes =
+      be->reduce->workspace(c, job->rkernel, GS_DTYPE_DOUBLE, GS_OP_SUM, job->count ? job->count : 1, 0);
+  job->reduce_ws = job->reduce_ws_bytes ? be->alloc_device(c, job->reduce_ws_bytes) : NULL;
+  if (job->reduce_ws) be->zero_device(c, job->reduce_ws, job->reduce_ws_bytes, job->qc);
 }
 
 void gs_nbody_setup_load_bodies(struct gs_nbody_job *job, const struct gs_bodies *b) {
@@ -164,20 +161,20 @@ void gs_nbody_setup_load_checkpoint(struct gs_nbody_job *job, const char *payloa
 void gs_nbody_setup_free(struct gs_nbody_job *job) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
-  void *dev[] = {job->d_pos, job->d_vel, job->d_acc,  job->d_acc2, job->d_terms, job->d_sums,
-                 job->ws,    job->rws,   job->d_pos0, job->d_vel0, job->d_acc0};
+  void *dev[] = {job->d_pos,  job->d_vel,    job->d_acc,    job->d_acc_scratch,
+                 job->d_terms, job->d_sums, job->force_ws, job->reduce_ws};
   for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
     if (dev[i]) be->free_device(c, dev[i]);
   for (int e = 0; e < 2 * job->run->size + 2; e++)
     be->event_destroy(c, job->ev[e]);
   be->gate_destroy(c, job->gate);
   be->queue_destroy(c, job->qc);
-  be->queue_destroy(c, job->qx);
+  be->queue_destroy(c, job->qcopy);
   be->free_host(c, job->h_pos);
   MPI_Type_free(&job->tile_type);
   free(job->ev);
-  free(job->xfirst);
-  free(job->xbytes);
+  free(job->slice_offset);
+  free(job->slice_bytes);
   gs_exchange_close(&job->xchg);
   gs_nbody_decomp_free(&job->dec);
   gs_report_free(&job->rep);

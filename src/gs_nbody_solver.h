@@ -16,7 +16,7 @@ struct gs_ckpt_header;
 struct gs_nbody_held {
   void *pos, *vel, *acc; /* device, count body vectors each; acc is the last forces (w: potential) */
   const uint64_t *id;    /* host, count ids in held order; NULL: the ids are first .. first + count - 1 */
-  uint64_t first, count;  /* count includes zero-mass padding where the solver has it */
+  uint64_t first, count; /* count includes zero-mass padding where the solver has it */
 };
 
 /* Where a run's bodies come from (load): every rank holds all of b (fresh, --ic), or rank 0 holds a
@@ -63,7 +63,7 @@ struct gs_nbody_solver {
   double (*interactions)(void *s);
   /* Rank 0: its lines of the run header; ck: the checkpoint resumed from, or NULL. */
   void (*header)(void *s, const struct gs_ckpt_header *ck);
-  void (*report_first)(void *s);          /* collective: the first evaluation's check, table and rows */
+  void (*report_first)(void *s); /* collective: the first evaluation's check, table and rows */
   void (*report_steps)(void *s, const struct gs_step_times *t, int steps); /* collective: per-step line, row */
   void (*report_final)(void *s, long last); /* collective: the end's checks (may set job->failed) */
   void (*ckpt)(const struct gs_nbody_job *job, struct gs_ckpt_header *h); /* its fields of a header */

@@ -34,9 +34,10 @@ void gs_nbody_tree_close(struct gs_nbody_tree *t) {
     if (dev[k]) job->be->free_device(job->ctx, dev[k]);
   for (int e = 0; e < 4; e++)
     job->be->event_destroy(job->ctx, t->ev[e]);
-  struct gs_nbody_tree_runs *tp = t->runs;
-  MPI_Type_free(&tp->body);
-  free(tp->at), free(tp->share), free(tp->counts), free(tp->displs), free(tp->first), free(tp->bytes), free(tp);
+  struct gs_nbody_tree_runs *runs = t->runs;
+  MPI_Type_free(&runs->body);
+  free(runs->at), free(runs->share), free(runs->counts), free(runs->displs), free(runs->first), free(runs->bytes);
+  free(runs);
 }
 
 /* The relative opening test reads every target's previous acceleration (by body index). */
@@ -95,37 +96,38 @@ static void gs_nbody_tree_alloc(struct gs_nbody_tree *t) {
 static void gs_nbody_tree_parts(struct gs_nbody_tree *t) {
   struct gs_nbody_job *job = t->repl.job;
   int P = job->run->size;
-  struct gs_nbody_tree_runs *tp = calloc(1, sizeof *tp);
-  if (!tp) GS_DIE(&job->run->where, "malloc", "out of memory");
-  tp->at = calloc((size_t)P + 1, sizeof *tp->at), tp->share = calloc((size_t)P, sizeof *tp->share);
-  tp->counts = calloc((size_t)P, sizeof *tp->counts), tp->displs = calloc((size_t)P, sizeof *tp->displs);
-  tp->first = calloc((size_t)P, sizeof *tp->first), tp->bytes = calloc((size_t)P, sizeof *tp->bytes);
-  if (!tp->at || !tp->share || !tp->counts || !tp->displs || !tp->first || !tp->bytes)
+  struct gs_nbody_tree_runs *runs = calloc(1, sizeof *runs);
+  if (!runs) GS_DIE(&job->run->where, "malloc", "out of memory");
+  runs->at = calloc((size_t)P + 1, sizeof *runs->at), runs->share = calloc((size_t)P, sizeof *runs->share);
+  runs->counts = calloc((size_t)P, sizeof *runs->counts), runs->displs = calloc((size_t)P, sizeof *runs->displs);
+  runs->first = calloc((size_t)P, sizeof *runs->first), runs->bytes = calloc((size_t)P, sizeof *runs->bytes);
+  if (!runs->at || !runs->share || !runs->counts || !runs->displs || !runs->first || !runs->bytes)
     GS_DIE(&job->run->where, "malloc", "out of memory");
   for (int r = 0; r < P; r++)
-    tp->share[r] = (double)job->n / P;
-  GS_CHECK_MPI(&job->run->where, MPI_Type_contiguous((int)job->esz, MPI_BYTE, &tp->body));
-  GS_CHECK_MPI(&job->run->where, MPI_Type_commit(&tp->body));
-  t->runs = tp;
+    runs->share[r] = (double)job->n / P;
+  GS_CHECK_MPI(&job->run->where, MPI_Type_contiguous((int)job->esz, MPI_BYTE, &runs->body));
+  GS_CHECK_MPI(&job->run->where, MPI_Type_commit(&runs->body));
+  t->runs = runs;
 }
 
 /* The next runs' wanted counts from the last walk times (P > 1; collective, polled): positions
  * per second of each rank, every share moved half way to the count those rates balance. */
 static void gs_nbody_tree_balance(struct gs_nbody_tree *tree) {
   struct gs_nbody_job *job = tree->repl.job;
-  struct gs_nbody_tree_runs *tp = tree->runs;
+  struct gs_nbody_tree_runs *runs = tree->runs;
   int P = job->run->size;
   double *t = malloc(sizeof *t * (size_t)P), rate = 0;
   if (!t) GS_DIE(&job->run->where, "malloc", "out of memory");
   MPI_Request req;
-  GS_CHECK_MPI(&job->run->where, MPI_Iallgather(&tp->walk, 1, MPI_DOUBLE, t, 1, MPI_DOUBLE, MPI_COMM_WORLD, &req));
+  GS_CHECK_MPI(&job->run->where, MPI_Iallgather(&runs->walk, 1, MPI_DOUBLE, t, 1, MPI_DOUBLE, MPI_COMM_WORLD, &req));
   gs_exchange_mpi_wait(&job->xchg, 1, &req, "MPI_Iallgather (the tree walks' times)");
   int known = 1;
   for (int r = 0; r < P; r++)
-    known &= t[r] > 0, rate += t[r] > 0 ? (double)(tp->at[r + 1] - tp->at[r]) / t[r] : 0;
+    known &= t[r] > 0, rate += t[r] > 0 ? (double)(runs->at[r + 1] - runs->at[r]) / t[r] : 0;
   if (known && rate > 0)
     for (int r = 0; r < P; r++)
-      tp->share[r] = 0.5 * tp->share[r] + 0.5 * (double)job->n * ((double)(tp->at[r + 1] - tp->at[r]) / t[r]) / rate;
+      runs->share[r] =
+          0.5 * runs->share[r] + 0.5 * (double)job->n * ((double)(runs->at[r + 1] - runs->at[r]) / t[r]) / rate;
   free(t);
 }
 
@@ -133,22 +135,22 @@ static void gs_nbody_tree_balance(struct gs_nbody_tree *tree) {
  * parts. Every rank computes the same runs from the same tree and the same shares. */
 static void gs_nbody_tree_cut(struct gs_nbody_tree *t, const struct gs_tree_args *a) {
   struct gs_nbody_job *job = t->repl.job;
-  struct gs_nbody_tree_runs *tp = t->runs;
+  struct gs_nbody_tree_runs *runs = t->runs;
   int P = job->run->size;
   uint64_t *want = malloc(sizeof *want * (size_t)P);
   if (!want) GS_DIE(&job->run->where, "malloc", "out of memory");
   double sum = 0;
   for (int r = 1; r < P; r++) {
-    sum += tp->share[r - 1];
+    sum += runs->share[r - 1];
     want[r - 1] = sum <= 0 ? 0 : sum >= (double)job->n ? job->n : (uint64_t)(sum + 0.5);
   }
-  tp->at[0] = 0, tp->at[P] = job->n;
-  job->be->tree->bounds(job->ctx, a, want, tp->at + 1, P - 1, job->qc);
+  runs->at[0] = 0, runs->at[P] = job->n;
+  job->be->tree->bounds(job->ctx, a, want, runs->at + 1, P - 1, job->qc);
   for (int r = 1; r < P; r++)
-    if (tp->at[r] < tp->at[r - 1]) tp->at[r] = tp->at[r - 1]; /* monotone whatever the shares */
+    if (runs->at[r] < runs->at[r - 1]) runs->at[r] = runs->at[r - 1]; /* monotone whatever the shares */
   for (int r = 0; r < P; r++) {
-    tp->counts[r] = (int)(tp->at[r + 1] - tp->at[r]), tp->displs[r] = (int)tp->at[r];
-    tp->first[r] = tp->at[r] * job->esz, tp->bytes[r] = (uint64_t)tp->counts[r] * job->esz;
+    runs->counts[r] = (int)(runs->at[r + 1] - runs->at[r]), runs->displs[r] = (int)runs->at[r];
+    runs->first[r] = runs->at[r] * job->esz, runs->bytes[r] = (uint64_t)runs->counts[r] * job->esz;
   }
   free(want);
 }
@@ -168,7 +170,7 @@ int gs_nbody_tree_forces(struct gs_nbody_tree *t, void *acc, int potential, int 
   struct gs_nbody_job *job = t->repl.job;
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
-  struct gs_nbody_tree_runs *tp = t->runs;
+  struct gs_nbody_tree_runs *runs = t->runs;
   gs_event **ev = t->ev;
   int P = job->run->size, r = job->run->rank;
   struct gs_tree_args a = gs_nbody_tree_args(t, potential, first);
@@ -190,16 +192,16 @@ int gs_nbody_tree_forces(struct gs_nbody_tree *t, void *acc, int potential, int 
     gs_nbody_tree_cut(t, &a);
     be->event_record(c, ev[3], job->qc);
   } else {
-    tp->at[0] = 0, tp->at[1] = job->n;
+    runs->at[0] = 0, runs->at[1] = job->n;
   }
-  a.i_first = tp->at[r], a.i_count = tp->at[r + 1] - tp->at[r];
+  a.i_first = runs->at[r], a.i_count = runs->at[r + 1] - runs->at[r];
   a.acc = (char *)t->d_sorted_acc + a.i_first * job->esz;
   if (go && a.i_count) be->tree->walk(c, &a, job->qc);
   be->event_record(c, ev[2], job->qc);
   if (P > 1) {
     be->event_sync(c, ev[2]); /* the all-gather's time is its own, not the walk's */
-    if (!diag) tp->walk = go ? be->event_seconds(c, ev[3], ev[2]) : 0;
-    struct gs_nbody_parts parts = {tp->body, tp->counts, tp->displs, tp->first, tp->bytes};
+    if (!diag) runs->walk = go ? be->event_seconds(c, ev[3], ev[2]) : 0;
+    struct gs_nbody_parts parts = {runs->body, runs->counts, runs->displs, runs->first, runs->bytes};
     t->gather_s = gs_nbody_exchange_gatherv(job, t->d_sorted_acc, &parts);
   }
   if (!go) return 0;
@@ -236,7 +238,7 @@ double gs_nbody_tree_step(struct gs_nbody_tree *t, int potential, int first, str
 }
 
 void gs_nbody_tree_scratch(struct gs_nbody_tree *t) {
-  gs_nbody_tree_forces(t, t->repl.job->d_acc2, 1, 0, GS_NBODY_TREE_DIAG);
+  gs_nbody_tree_forces(t, t->repl.job->d_acc_scratch, 1, 0, GS_NBODY_TREE_DIAG);
 }
 
 void gs_nbody_tree_open(struct gs_nbody_tree *t) {

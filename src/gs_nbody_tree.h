@@ -76,7 +76,7 @@ void gs_nbody_tree_times(struct gs_nbody_tree *t, double *build, double *walk);
 double gs_nbody_tree_step(struct gs_nbody_tree *t, int potential, int first, struct gs_step_times *st);
 
 /* The diagnostics' evaluation (GS_NBODY_TREE_DIAG: forces and potential) into the scratch
- * d_acc2: the relative test's a_old is left alone, so the simulation's forces keep their bits.
+ * d_acc_scratch: the relative test's a_old is left alone, so the simulation's forces keep their bits.
  * Collective, as every evaluation: every rank calls it, with bodies or none. */
 void gs_nbody_tree_scratch(struct gs_nbody_tree *t);
 

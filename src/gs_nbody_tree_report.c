@@ -197,7 +197,7 @@ static void gs_nbody_tree_potential(struct gs_nbody_tree *t, const struct gs_tre
   gs_nbody_tree_scratch(t);
   /* the forces' all-gather staged through h_pos (--exchange host): the masses from d_pos again */
   job->be->copy_d2h(job->ctx, job->h_pos, job->d_pos, job->npad * job->esz, job->qc);
-  void *h_acc = gs_nbody_tree_host(job, job->d_acc2);
+  void *h_acc = gs_nbody_tree_host(job, job->d_acc_scratch);
   double w[2] = {0, 0}, all[2];
   for (int s = 0; s < sm->n; s++) {
     double g[4], q[4];
@@ -218,7 +218,7 @@ static void gs_nbody_tree_potential(struct gs_nbody_tree *t, const struct gs_tre
   fflush(stdout);
 }
 
-/* --iters timed evaluations into the scratch d_acc2 (the table's first one's forces their a_old):
+/* --iters timed evaluations into the scratch d_acc_scratch (the table's first one's forces their a_old):
  * total, build and walk, median of this rank. No gate: a backend's build may wait on the host
  * for its own queue (a count read back to size the next launch), which a closed gate would hold
  * up; the events still time the device's work, plus any launch gaps between the tree's kernels. */
@@ -228,7 +228,7 @@ static struct gs_stats gs_nbody_tree_time(struct gs_nbody_tree *tr, double *buil
   double *t = malloc(sizeof *t * 3 * (size_t)iters);
   if (!t) GS_DIE(&job->run->where, "malloc", "out of memory");
   for (int i = 0; i < iters; i++) {
-    gs_nbody_tree_forces(tr, job->d_acc2, 0, 0, 0);
+    gs_nbody_tree_forces(tr, job->d_acc_scratch, 0, 0, 0);
     gs_nbody_tree_times(tr, &t[iters + i], &t[2 * iters + i]);
     t[i] = t[iters + i] + t[2 * iters + i];
   }
@@ -284,11 +284,12 @@ static void gs_nbody_tree_row(struct gs_nbody_tree *tr, const struct gs_stats *s
 void gs_nbody_tree_report_table(struct gs_nbody_tree *t, double tol) {
   struct gs_nbody_job *job = t->repl.job;
   job->be->zero_device(job->ctx, t->d_counts, GS_TREE_COUNTS * sizeof(uint64_t), job->qc);
-  gs_nbody_tree_forces(t, job->d_acc2, 0, 1, GS_NBODY_TREE_COUNT | GS_NBODY_TREE_KEEP); /* a_old of the timed ones */
+  /* a_old of the timed ones */
+  gs_nbody_tree_forces(t, job->d_acc_scratch, 0, 1, GS_NBODY_TREE_COUNT | GS_NBODY_TREE_KEEP);
   double inter[2], build, walk;
   gs_nbody_tree_counted(t, inter);
   struct gs_tree_sample sm = gs_nbody_tree_sample(job);
-  struct gs_tree_err e = gs_nbody_tree_check(job, &sm, job->d_acc2);
+  struct gs_tree_err e = gs_nbody_tree_check(job, &sm, job->d_acc_scratch);
   int ok = gs_nbody_tree_verdict(job, "start", &e, tol);
   gs_nbody_tree_potential(t, &sm);
   free(sm.idx), free(sm.ref);

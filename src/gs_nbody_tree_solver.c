@@ -45,7 +45,7 @@ static const void *gs_nbody_tree_solver_potential(void *s, int fresh) {
   struct gs_nbody_tree *t = s;
   if (!fresh && gs_nbody_tree_diag_own(t->repl.job)) return t->repl.job->d_acc;
   gs_nbody_tree_scratch(t);
-  return t->repl.job->d_acc2;
+  return t->repl.job->d_acc_scratch;
 }
 
 static double gs_nbody_tree_solver_memory(const struct gs_nbody_job *job, uint64_t n) {
@@ -57,7 +57,8 @@ static double gs_nbody_tree_solver_memory(const struct gs_nbody_job *job, uint64
   return (double)run->be->tree->workspace(job->ctx, &a) + (double)npad * job->esz * (job->o->opening ? 2 : 1);
 }
 
-static void gs_nbody_tree_solver_adopt(const struct gs_ckpt_header *h, struct gs_nbody_opts *o, const struct gs_options *opt) {
+static void gs_nbody_tree_solver_adopt(const struct gs_ckpt_header *h, struct gs_nbody_opts *o,
+                                       const struct gs_options *opt) {
   if (!gs_options_given(opt, "theta")) o->theta = h->theta;
   if (!gs_options_given(opt, "opening")) o->opening = h->opening;
   if (!gs_options_given(opt, "alpha")) o->alpha = h->alpha;
@@ -68,14 +69,15 @@ static int gs_nbody_tree_solver_check(struct gs_nbody_job *job, struct gs_msg *m
   job->kname = "tree";
   if (!job->be->tree) return gs_error_msg(msg, "--solver tree: the %s backend has no tree solver", job->be->name);
   if (gs_options_given(job->run->opt, "kernel"))
-    return gs_error_msg(msg, "--kernel names direct-sum kernels: the checkpoint's solver is the tree (give --solver direct)");
+    return gs_error_msg(
+        msg, "--kernel names direct-sum kernels: the checkpoint's solver is the tree (give --solver direct)");
   return GS_OK;
 }
 
 static void *gs_nbody_tree_solver_open(struct gs_nbody_job *job) {
   struct gs_nbody_tree *t = calloc(1, sizeof *t);
   if (!t) GS_DIE(&job->run->where, "calloc", "out of memory");
-  t->repl.job = job;
+  gs_nbody_repl_open(&t->repl, job);
   gs_nbody_tree_open(t);
   return t;
 }
