@@ -50,7 +50,7 @@ static int gs_nbody_plan(struct gs_nbody_job *job, struct gs_nbody_opts *o, unsi
     status = o->restart[0] ? gs_nbody_io_restart(job, ck, payload, msg) : gs_nbody_setup_bodies(job, b, msg);
   if (status == GS_OK && o->restart[0]) {
     gs_nbody_io_adopt(job, ck, o);
-    status = gs_nbody_options_adopted(job->run->opt, o, ck->solver == GS_NBODY_TREE, msg);
+    status = gs_nbody_options_adopted(job->run->opt, o, ck->solver, msg);
   }
   job->solver = gs_nbody_solver_find(o->solver); /* after a restart adopted its checkpoint's */
   if (status == GS_OK && !job->solver)
