@@ -35,7 +35,7 @@ struct gs_ckpt_header {
   uint64_t payload_bytes; /* 3 * npad * (16 or 32) */
   uint64_t payload_sum;   /* FNV-1a 64 of the payload */
   uint64_t header_sum;    /* FNV-1a 64 of this header with header_sum = 0 */
-  int32_t solver;         /* enum gs_nbody_solver (0 direct: also every checkpoint written before it) */
+  int32_t solver;         /* enum gs_nbody_solver_id (0 direct: also every checkpoint written before it) */
   int32_t opening;        /* the tree's: enum gs_tree_opening */
   double theta, alpha;    /* the tree's (0 for direct) */
   int32_t leaf;           /* the tree's (0: the backend's choice) */

@@ -7,37 +7,23 @@
 #include <stdio.h>
 
 #include "gs_acc.h"
-#include "gs_nbody_forces.h"
-#include "gs_nbody_tree.h"
+#include "gs_nbody_solver.h"
 
 struct gs_diag gs_nbody_energy_measure(struct gs_nbody_job *job, int fresh) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
   double local[8] = {0}, sums[8];
-  void *acc = job->d_acc;
-  if (job->tree && (fresh || !gs_nbody_tree_diag_own(job))) {
-    /* The tree's potential always from its diagnostics' evaluation (gs_nbody_tree.h: geometric at
-     * a fixed theta, whatever --opening, --alpha and --theta), so E0 and every later E come from
-     * one criterion and |dE/E0| does not move when the run's test changes (the relative test's
-     * first evaluation is geometric). d_acc keeps its bits. Collective (build, walk, the forces'
-     * all-gather): every rank takes part, with bodies or none. */
-    gs_nbody_tree_scratch(job);
-    acc = job->d_acc2;
-  } else if (fresh && job->count > 0) {
-    /* The potential off the energy schedule: a separate evaluation into scratch, so the forces
-     * that drive the orbits keep exactly the bits an uninterrupted run would have. */
-    struct gs_nbody_force_args a = gs_nbody_forces_args(job, job->kernel, 0, job->npad, 0, 1);
-    a.acc = job->d_acc2;
-    gs_nbody_forces_run(job, &a, job->qc);
-    acc = job->d_acc2;
-  }
-  if (job->count > 0) {
-    be->nbody->terms(c, job->prec, (const char *)job->d_pos + job->first * job->esz, job->d_vel, acc, job->count,
-                     job->d_terms, job->qc);
+  /* The solver's accelerations with the potential (a scratch evaluation when fresh, the held
+   * forces keep their bits; collective), over the bodies this rank holds. */
+  const void *acc = job->solver->potential(job->state, fresh);
+  struct gs_nbody_held h;
+  job->solver->held(job->state, &h);
+  if (h.count > 0) {
+    be->nbody->terms(c, job->prec, h.pos, h.vel, acc, h.count, job->d_terms, job->qc);
     /* Each sum with the reduction kernels (deterministic, double accumulation). */
     for (int k = 0; k < 8; k++)
-      be->reduce->run(c, job->rkernel, GS_DTYPE_DOUBLE, GS_OP_SUM, job->d_terms + (size_t)k * job->count, job->count,
-                      job->rws, job->rwsb, &job->d_sums[k], job->qc);
+      be->reduce->run(c, job->rkernel, GS_DTYPE_DOUBLE, GS_OP_SUM, job->d_terms + (size_t)k * h.count, h.count,
+                      job->reduce_ws, job->reduce_ws_bytes, &job->d_sums[k], job->qc);
     union gs_acc h[8];
     be->copy_d2h(c, h, job->d_sums, sizeof h, job->qc);
     be->queue_sync(c, job->qc);
@@ -103,11 +89,4 @@ double gs_nbody_energy_rel_dp(const struct gs_nbody_job *job, const struct gs_di
   for (int c = 0; c < 3; c++)
     dp2 += (d->p[c] - job->p0[c]) * (d->p[c] - job->p0[c]);
   return job->p0_set && scale2 > 0 ? sqrt(dp2 / scale2) : -1;
-}
-
-double gs_nbody_energy_mass(const struct gs_nbody_job *job) {
-  double m = 0;
-  for (uint64_t i = 0; i < job->n; i++)
-    m += job->prec ? ((const double *)job->h_pos)[4 * i + 3] : ((const float *)job->h_pos)[4 * i + 3];
-  return m;
 }

@@ -22,7 +22,4 @@ double gs_nbody_energy_rel_de(const struct gs_nbody_job *job, double energy);
  * forces are not pairwise symmetric, so its momentum drifts (docs/tree.md). */
 double gs_nbody_energy_rel_dp(const struct gs_nbody_job *job, const struct gs_diag *d);
 
-/* The total mass, summed in index order from the host copy of the positions (h_pos). */
-double gs_nbody_energy_mass(const struct gs_nbody_job *job);
-
 #endif

@@ -15,7 +15,7 @@
 
 /* The positions' parts: every rank's slice, in whole tiles. */
 static struct gs_nbody_parts gs_nbody_exchange_slices(const struct gs_nbody_job *job) {
-  struct gs_nbody_parts p = {job->tile_type, job->dec.tiles, job->dec.tile0, job->xfirst, job->xbytes};
+  struct gs_nbody_parts p = {job->tile_type, job->dec.tiles, job->dec.tile0, job->slice_offset, job->slice_bytes};
   return p;
 }
 
@@ -27,8 +27,9 @@ static void gs_nbody_exchange_down(struct gs_nbody_job *job, void *d, const stru
   gs_ctx *c = job->ctx;
   int r = job->run->rank;
   be->event_record(c, drifted, job->qc);
-  be->queue_wait(c, job->qx, drifted);
-  if (p->bytes[r]) be->copy_d2h(c, (char *)job->h_pos + p->first[r], (const char *)d + p->first[r], p->bytes[r], job->qx);
+  be->queue_wait(c, job->qcopy, drifted);
+  if (p->bytes[r])
+    be->copy_d2h(c, (char *)job->h_pos + p->first[r], (const char *)d + p->first[r], p->bytes[r], job->qcopy);
 }
 
 /* One force piece on the compute queue, timed with its own events. */
@@ -48,9 +49,9 @@ static void gs_nbody_exchange_piece(struct gs_nbody_job *job, int r, int accumul
 static void gs_nbody_exchange_pass(struct gs_nbody_job *job, char *base, int s, int send, int recv) {
   int P = job->run->size, r = job->run->rank;
   MPI_Request req[2];
-  GS_CHECK_MPI(&job->run->where, MPI_Irecv(base + job->xfirst[recv], job->dec.tiles[recv], job->tile_type,
+  GS_CHECK_MPI(&job->run->where, MPI_Irecv(base + job->slice_offset[recv], job->dec.tiles[recv], job->tile_type,
                                            (r - 1 + P) % P, s, MPI_COMM_WORLD, &req[0]));
-  GS_CHECK_MPI(&job->run->where, MPI_Isend(base + job->xfirst[send], job->dec.tiles[send], job->tile_type,
+  GS_CHECK_MPI(&job->run->where, MPI_Isend(base + job->slice_offset[send], job->dec.tiles[send], job->tile_type,
                                            (r + 1) % P, s, MPI_COMM_WORLD, &req[1]));
   gs_exchange_mpi_wait(&job->xchg, 2, req, "MPI_Irecv/MPI_Isend (the positions' ring)");
 }
@@ -68,10 +69,10 @@ static void gs_nbody_exchange_allgather(struct gs_nbody_job *job, void *d, const
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
   gs_event *up = job->ev[2 * job->run->size + 1];
-  be->queue_sync(c, job->qx);
+  be->queue_sync(c, job->qcopy);
   gs_nbody_exchange_allgatherv(job, job->h_pos, p);
-  be->copy_h2d(c, d, job->h_pos, job->npad * job->esz, job->qx);
-  be->event_record(c, up, job->qx);
+  be->copy_h2d(c, d, job->h_pos, job->npad * job->esz, job->qcopy);
+  be->event_record(c, up, job->qcopy);
   be->event_sync(c, up);
 }
 
@@ -82,9 +83,9 @@ static void gs_nbody_exchange_coll(struct gs_nbody_job *job, void *d, const stru
   gs_ctx *c = job->ctx;
   int P = job->run->size;
   be->event_record(c, job->ev[2 * P], job->qc);
-  be->queue_wait(c, job->qx, job->ev[2 * P]);
-  be->coll->allgather(c, job->xchg.coll, d, p->first, p->bytes, job->qx);
-  be->event_record(c, job->ev[2 * P + 1], job->qx);
+  be->queue_wait(c, job->qcopy, job->ev[2 * P]);
+  be->coll->allgather(c, job->xchg.coll, d, p->first, p->bytes, job->qcopy);
+  be->event_record(c, job->ev[2 * P + 1], job->qcopy);
 }
 
 /* cuda-mpi: MPI_Allgatherv in place on d, once the compute queue is done with it. */
@@ -171,13 +172,13 @@ static double gs_nbody_exchange_ring(struct gs_nbody_job *job, int potential, do
   struct gs_nbody_parts slices = gs_nbody_exchange_slices(job);
   gs_nbody_exchange_down(job, job->d_pos, &slices, ev[2 * P]);
   gs_nbody_exchange_piece(job, r, 0, potential, ev[0], ev[1]);
-  be->queue_sync(c, job->qx);
+  be->queue_sync(c, job->qcopy);
   for (int s = 1; s < P; s++) {
     int send = (r - s + 1 + P) % P, recv = (r - s + P) % P;
-    size_t off = job->xfirst[recv], bytes = job->xbytes[recv];
+    size_t off = job->slice_offset[recv], bytes = job->slice_bytes[recv];
     gs_nbody_exchange_pass(job, job->h_pos, s, send, recv);
-    if (bytes) be->copy_h2d(c, (char *)job->d_pos + off, (char *)job->h_pos + off, bytes, job->qx);
-    be->event_record(c, ev[2 * P + 1], job->qx);
+    if (bytes) be->copy_h2d(c, (char *)job->d_pos + off, (char *)job->h_pos + off, bytes, job->qcopy);
+    be->event_record(c, ev[2 * P + 1], job->qcopy);
     be->queue_wait(c, job->qc, ev[2 * P + 1]);
     gs_nbody_exchange_piece(job, recv, 1, potential, ev[2 * s], ev[2 * s + 1]);
   }

@@ -18,8 +18,8 @@ struct gs_nbody_force_args gs_nbody_forces_args(const struct gs_nbody_job *job, 
                                   .G = job->G,
                                   .eps2 = job->eps2,
                                   .cut2 = job->cut2,
-                                  .ws = job->ws,
-                                  .ws_bytes = job->wsb,
+                                  .ws = job->force_ws,
+                                  .ws_bytes = job->force_ws_bytes,
                                   .stop = job->stop};
   return a;
 }
@@ -29,14 +29,14 @@ void gs_nbody_forces_run(struct gs_nbody_job *job, struct gs_nbody_force_args *a
   gs_ctx *c = job->ctx;
   if (!a->i_count || !a->j_count || (a->stop && a->stop())) return; /* nothing, or abandoned */
   size_t need = be->nbody->workspace(c, a);
-  if (need > job->wsb) {
+  if (need > job->force_ws_bytes) {
     be->queue_sync(c, job->qc); /* the workspace is only ever used on the compute queue */
-    if (job->ws) be->free_device(c, job->ws);
-    job->ws = be->alloc_device(c, need);
-    be->zero_device(c, job->ws, need, job->qc);
-    job->wsb = need;
+    if (job->force_ws) be->free_device(c, job->force_ws);
+    job->force_ws = be->alloc_device(c, need);
+    be->zero_device(c, job->force_ws, need, job->qc);
+    job->force_ws_bytes = need;
   }
-  a->ws = job->ws;
-  a->ws_bytes = job->wsb;
+  a->ws = job->force_ws;
+  a->ws_bytes = job->force_ws_bytes;
   be->nbody->forces(c, a, q);
 }

@@ -16,34 +16,27 @@
 #include "gs_file.h"
 #include "gs_io.h"
 #include "gs_nbody_io.h"
+#include "gs_nbody_solver.h"
 
 _Static_assert(GS_NBODY_TILE == GS_CKPT_TILE, "checkpoints check npad against the driver's tile");
 
 void gs_nbody_io_gather(struct gs_nbody_job *job, void **pos, void **vel, void **acc) {
-  const struct gs_backend *be = job->be;
-  gs_ctx *c = job->ctx;
   const int root = job->run->rank == 0;
   size_t all = job->npad * job->esz, mine = job->count * job->esz;
   *pos = *vel = *acc = NULL;
-  void *v = malloc(mine ? mine : 1), *a = malloc(mine ? mine : 1);
-  if (!v || !a) GS_DIE(&job->run->where, "malloc", "out of memory for the state");
+  void *part[3] = {malloc(mine ? mine : 1), malloc(mine ? mine : 1), malloc(mine ? mine : 1)};
+  if (!part[0] || !part[1] || !part[2]) GS_DIE(&job->run->where, "malloc", "out of memory for the state");
   if (root && (!(*pos = malloc(all)) || !(*vel = malloc(all)) || !(*acc = malloc(all))))
     GS_DIE(&job->run->where, "malloc", "out of memory for the state");
-  be->queue_sync(c, job->qc);
-  /* Every rank's device holds every position after a step; rank 0's copy is the one written. */
-  if (root) be->copy_d2h(c, *pos, job->d_pos, all, job->qc);
-  if (mine) {
-    be->copy_d2h(c, v, job->d_vel, mine, job->qc);
-    be->copy_d2h(c, a, job->d_acc, mine, job->qc);
-  }
-  be->queue_sync(c, job->qc);
+  /* This rank's id slice from the solver, wherever it holds those bodies; the slices to rank 0. */
+  job->solver->gather(job->state, part[0], part[1], part[2]);
+  void *whole[3] = {*pos, *vel, *acc};
   const int *tiles = job->dec.tiles, *tile0 = job->dec.tile0, mine_tiles = tiles[job->run->rank];
-  GS_CHECK_MPI(&job->run->where,
-               MPI_Gatherv(v, mine_tiles, job->tile_type, *vel, tiles, tile0, job->tile_type, 0, MPI_COMM_WORLD));
-  GS_CHECK_MPI(&job->run->where,
-               MPI_Gatherv(a, mine_tiles, job->tile_type, *acc, tiles, tile0, job->tile_type, 0, MPI_COMM_WORLD));
-  free(v);
-  free(a);
+  for (int k = 0; k < 3; k++) {
+    GS_CHECK_MPI(&job->run->where, MPI_Gatherv(part[k], mine_tiles, job->tile_type, whole[k], tiles, tile0,
+                                               job->tile_type, 0, MPI_COMM_WORLD));
+    free(part[k]);
+  }
 }
 
 /* What a checkpoint of this run after `step` says about it (sizes and sums come at writing). */
@@ -67,8 +60,7 @@ static void gs_nbody_io_header(const struct gs_nbody_job *job, long step, struct
     h->p0_set = 1, memcpy(h->p0, job->p0, sizeof h->p0);
   h->seed = job->o->seed;
   snprintf(h->ic, sizeof h->ic, "%s", job->ic_name);
-  if (job->tree)
-    h->solver = 1, h->opening = job->o->opening, h->theta = job->o->theta, h->alpha = job->o->alpha, h->leaf = job->o->leaf;
+  job->solver->ckpt(job, h);
 }
 
 int gs_nbody_io_checkpoint(struct gs_nbody_job *job, long step) {
@@ -90,23 +82,17 @@ int gs_nbody_io_checkpoint(struct gs_nbody_job *job, long step) {
 }
 
 int gs_nbody_io_snapshot(struct gs_nbody_job *job, int index, long step) {
-  const struct gs_backend *be = job->be;
-  gs_ctx *c = job->ctx;
   /* Real bodies of this slice only: the padding at the end never shows. */
   uint64_t first = job->first, end = job->first + job->count < job->n ? job->first + job->count : job->n;
   uint64_t count = end > first ? end - first : 0;
   if (first > job->n) first = job->n;
-  size_t bytes = (count ? count : 1) * job->esz;
+  size_t bytes = (job->count ? job->count : 1) * job->esz;
   void *p = malloc(bytes), *v = malloc(bytes);
   double *pos = malloc(3 * sizeof(double) * (count ? count : 1)),
          *vel = malloc(3 * sizeof(double) * (count ? count : 1));
   double *mass = malloc(sizeof(double) * (count ? count : 1));
   if (!p || !v || !pos || !vel || !mass) GS_DIE(&job->run->where, "malloc", "out of memory for a snapshot");
-  if (count) {
-    be->copy_d2h(c, p, (const char *)job->d_pos + first * job->esz, count * job->esz, job->qc);
-    be->copy_d2h(c, v, job->d_vel, count * job->esz, job->qc);
-  }
-  be->queue_sync(c, job->qc);
+  job->solver->gather(job->state, p, v, NULL); /* collective */
   for (uint64_t k = 0; k < count; k++)
     for (int c = 0; c < 4; c++) {
       double pv = job->prec ? ((double *)p)[4 * k + c] : ((float *)p)[4 * k + c];
@@ -277,10 +263,6 @@ void gs_nbody_io_adopt(struct gs_nbody_job *job, const struct gs_ckpt_header *h,
   /* The solver and the tree's settings that the command line leaves out: the checkpoint's. */
   const struct gs_options *opt = job->run->opt;
   if (!gs_options_given(opt, "solver")) o->solver = h->solver;
-  if (o->solver == 1 && h->solver == 1) {
-    if (!gs_options_given(opt, "theta")) o->theta = h->theta;
-    if (!gs_options_given(opt, "opening")) o->opening = h->opening;
-    if (!gs_options_given(opt, "alpha")) o->alpha = h->alpha;
-    if (!gs_options_given(opt, "leaf")) o->leaf = h->leaf;
-  }
+  const struct gs_nbody_solver *sv = gs_nbody_solver_find(o->solver);
+  if (sv && o->solver == (int)h->solver) sv->adopt(h, o, opt);
 }

@@ -1,5 +1,6 @@
 /* gs_nbody_job.h: one rank's N-body simulation state, shared by the driver's files (gs_nbody*.c:
- * setup, ladder, forces, exchange, step loop, energy diagnostics, I/O). Types only. */
+ * setup, step loop, energy diagnostics, I/O) and the solvers' (direct, tree: gs_nbody_solver.h;
+ * their own state lives in the solver's). Types only. */
 #ifndef GS_NBODY_JOB_H
 #define GS_NBODY_JOB_H
 
@@ -17,7 +18,7 @@ struct gs_step_times {
   double forces;    /* device time of the force kernels */
   double exchange;  /* wall time from the drift to the last positions on the device */
   double hidden;    /* fraction of the exchange hidden behind force computation, 0..1 */
-  double build, walk; /* --solver tree: device time of the tree build and of the walk (forces = their sum) */
+  double part[4];   /* the solver's own parts (the tree's: build and walk device seconds) */
 };
 
 #define GS_NBODY_FLOPS 20 /* per interaction, the seed's and the CUDA sample's count */
@@ -30,7 +31,7 @@ struct gs_diag {
   double kinetic, potential, energy, p[3], com[3];
 };
 
-struct gs_nbody_tparts;
+struct gs_nbody_solver;
 
 struct gs_nbody_job {
   struct gs_run *run;
@@ -44,24 +45,28 @@ struct gs_nbody_job {
   double G, eps2, cut2;
   char ic_name[64];          /* plummer, disk, uniform or file: for headers and checkpoints */
   uint64_t n, npad;          /* bodies, and padded to whole tiles */
-  uint64_t first, count;     /* this rank's slice */
+  uint64_t first, count;     /* this rank's id slice of the standard decomposition (snapshots, checkpoints) */
   struct gs_nbody_decomp dec;/* every rank's slice, in whole tiles */
   MPI_Datatype tile_type;    /* one tile of body vectors: MPI counts are in tiles, so N may pass 2^31 */
+  /* The replicated layout of today's solvers (gs_nbody_repl.h; the kernel table and the exchange use
+   * it too): the driver reaches the bodies only through job->solver. */
   void *h_pos;               /* pinned staging copy of every body */
   void *d_pos, *d_vel, *d_acc;
-  void *ws;                  /* force workspace */
-  size_t wsb;
+  void *force_ws;            /* the direct force kernels' workspace (gs_nbody_forces.c) */
+  size_t force_ws_bytes;
   double *d_terms;           /* 8 x count diagnostic terms */
   union gs_acc *d_sums;      /* their 8 sums */
-  void *rws;                 /* reduction workspace */
-  size_t rwsb;
+  void *reduce_ws;           /* the diagnostics sums' reduction workspace */
+  size_t reduce_ws_bytes;
   int rkernel;               /* the backend's reduction kernel for the sums (its internal choice) */
-  gs_queue *qc, *qx;         /* compute and copy queues */
-  gs_event **ev;             /* 2 * size + 2 events for timing the force pieces and copies */
+  gs_queue *qc, *qcopy;      /* compute and copy queues */
+  gs_event **ev;             /* 2 * size + 2 events: the positions' exchange's (force pieces, copies) and the
+                              * kernel table's timing (gs_nbody_exchange.c, gs_nbody_ladder.c) */
   gs_gate *gate;
   int kernel;                /* force kernel of the simulation (the backend's id) */
-  const char *kname;         /* ... and its name */
-  void *d_acc2;              /* scratch forces for diagnostics off the energy schedule */
+  const char *kname;         /* ... and its name (the tree's: "tree"), for result rows */
+  unsigned mask;             /* the selected kernels (over the backend's list), for the direct solver's table */
+  void *d_acc_scratch;       /* count forces (and potentials): a solver's evaluations that must not touch d_acc */
   long step0;                /* steps done before this run (a restart's checkpoint step) */
   double e0;                 /* energy at step 0 */
   double p0[3];              /* momentum at step p0_step (0, or a restart's from a checkpoint without it) */
@@ -76,24 +81,15 @@ struct gs_nbody_job {
   double t_start;            /* MPI_Wtime at the start of the run, for the wall-clock budget */
   struct gs_report rep;
   int failed;
-  void *d_pos0, *d_vel0, *d_acc0; /* the state at the start of the step, to undo an abandoned one */
   int (*stop)(void);         /* set while a step's forces may be abandoned (gs_signal_pending) */
   char ckpt_prev[64];        /* the checkpoint file this run wrote last ("" if none) */
   double de0;                /* |dE/E0| at the first step of this run (-1: undefined, E0 = 0) */
   int write_failed;          /* a snapshot or checkpoint could not be written: the run stops */
   long gate_expired;         /* timed evaluations whose gate gave up waiting (host time included) */
-  int tree;                  /* --solver tree (gs_nbody_tree.c) */
-  void *tws;                 /* the tree's workspace, allocated once before the first step */
-  size_t twsb;
-  uint64_t *d_counts;        /* the walk's counters (GS_TREE_COUNTS, backend memory) */
-  void *d_tacc;              /* npad forces in the tree's body order, every rank's part after the gather */
-  void *d_aold;              /* --opening relative: every body's last forces, index order (else NULL) */
-  double tree_xs;            /* wall seconds of the last evaluation's forces all-gather */
-  struct gs_nbody_tparts *tp;/* the ranks' runs of the tree's order (gs_nbody_tree.c) */
-  double tree_flops;         /* flops of one tree evaluation over all ranks, from the table's counts */
-  double tree_inter;         /* interactions (body-body + body-cell) of one evaluation, all ranks */
+  const struct gs_nbody_solver *solver; /* --solver's (gs_nbody_solver.h): the only way to the bodies */
+  void *state;               /* ... and its state */
   struct gs_exchange xchg;   /* --exchange: how positions travel (gs_exchange.h) */
-  uint64_t *xfirst, *xbytes; /* every rank's slice of d_pos in bytes, for the device all-gather */
+  uint64_t *slice_offset, *slice_bytes; /* every rank's slice of d_pos in bytes, for the device all-gather */
 };
 
 #endif

@@ -166,9 +166,9 @@ static int gs_nbody_options_tree(const struct gs_options *o, const struct gs_nbo
   return GS_OK;
 }
 
-int gs_nbody_options_adopted(const struct gs_options *o, const struct gs_nbody_opts *b, int ckpt_tree,
+int gs_nbody_options_adopted(const struct gs_options *o, const struct gs_nbody_opts *b, int ckpt_solver,
                              struct gs_msg *msg) {
-  return gs_nbody_options_tree(o, b, 1, ckpt_tree, msg);
+  return gs_nbody_options_tree(o, b, 1, ckpt_solver == GS_NBODY_TREE, msg);
 }
 
 int gs_nbody_options_validate(const struct gs_options *o, void *opts, struct gs_msg *msg) {

@@ -27,7 +27,7 @@ struct gs_nbody_opts {
   char restart[GS_PATH_MAX];  /* checkpoint file or directory to resume from ("" = none) */
   int overwrite;              /* write into an --output holding another run's checkpoint */
   int progress;               /* enum gs_progress_mode */
-  int solver;                 /* enum gs_nbody_solver */
+  int solver;                 /* enum gs_nbody_solver_id */
   double theta;               /* tree: opening angle of the geometric test */
   int opening;                /* tree: enum gs_tree_opening */
   double alpha;               /* tree: tolerance of the relative test */
@@ -36,7 +36,7 @@ struct gs_nbody_opts {
 };
 
 /* --solver: the all-pairs sum (the reference), or the Barnes-Hut tree (gs_nbody_tree.c). */
-enum gs_nbody_solver { GS_NBODY_DIRECT = 0, GS_NBODY_TREE = 1 };
+enum gs_nbody_solver_id { GS_NBODY_DIRECT = 0, GS_NBODY_TREE = 1 };
 
 /* The tree's defaults: theta, and the relative test's alpha (GADGET-2's documented ErrTolForceAcc). */
 #define GS_NBODY_OPTIONS_THETA 0.5
@@ -47,10 +47,10 @@ enum gs_nbody_solver { GS_NBODY_DIRECT = 0, GS_NBODY_TREE = 1 };
  * gives (docs/tree.md); cutoff_law: the disk's law (enum gs_nbody_law GS_LAW_CUTOFF). */
 double gs_nbody_options_force_tol(const struct gs_nbody_opts *b, int cutoff_law);
 
-/* After a restart adopted the checkpoint's solver and tree settings (gs_nbody_io_adopt; ckpt_tree:
- * the checkpoint's solver is the tree): the tree's options that waited for them, checked against
- * them. GS_OK, or GS_USAGE with msg (the same on every rank). */
-int gs_nbody_options_adopted(const struct gs_options *o, const struct gs_nbody_opts *b, int ckpt_tree,
+/* After a restart adopted the checkpoint's solver and tree settings (gs_nbody_io_adopt; ckpt_solver:
+ * the checkpoint's solver, enum gs_nbody_solver_id): the tree's options that waited for them,
+ * checked against them. GS_OK, or GS_USAGE with msg (the same on every rank). */
+int gs_nbody_options_adopted(const struct gs_options *o, const struct gs_nbody_opts *b, int ckpt_solver,
                              struct gs_msg *msg);
 
 /* Is ic one of the generated initial conditions (not a file), in any case? */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gs_acc.h"
+#include "gs_nbody_solver.h"
 
 int gs_nbody_setup_bodies(struct gs_nbody_job *job, struct gs_bodies *b, struct gs_msg *msg) {
   const char *ic = job->o->ic;
@@ -45,18 +46,15 @@ int gs_nbody_setup_check_size(const struct gs_nbody_job *job, uint64_t n, struct
   gs_nbody_decomp_free(&d);
   /* Each rank holds every position twice on the device (and the step's start copy) and once in
    * pinned host memory, and five vectors plus eight diagnostic doubles per body of its slice; the
-   * tree solver its workspace and forces for every body;
+   * solver what it adds (the tree its workspace and forces for every body);
    * while initial conditions are made, all bodies in double on the host. The CPU backend's device
    * is host memory, shared by the node's ranks. */
   uint64_t npad = (n + GS_NBODY_TILE - 1) / GS_NBODY_TILE * GS_NBODY_TILE;
   int host = (run->be->caps & GS_CAP_HOST_MEMORY) != 0;
   double esz = (double)job->esz, slice = (double)npad / run->size + GS_NBODY_TILE;
   double need = (double)npad * esz * (host ? 3 : 2) + slice * (5 * esz + 64) + (host ? 56.0 * (double)n : 0);
-  if (job->o->solver == GS_NBODY_TREE && run->be->tree) {
-    /* the tree's workspace, and its forces in the tree's order (and a_old for the relative test) */
-    struct gs_tree_args a = {.precision = job->prec, .n = n, .targets = GS_TREE_BY_ORDER, .i_count = npad};
-    need += (double)run->be->tree->workspace(job->ctx, &a) + (double)npad * esz * (job->o->opening ? 2 : 1);
-  }
+  const struct gs_nbody_solver *sv = gs_nbody_solver_find(job->o->solver);
+  if (sv) need += sv->memory(job, n);
   if (status == GS_OK && run->mem_bytes > 0 && need * (host ? run->local_size : 1) > run->mem_bytes)
     status = gs_error_msg(msg,
                           "%llu bodies: %.3g GB per rank (%s precision) does not fit in the %.3g GB of memory of "
@@ -83,14 +81,14 @@ void gs_nbody_setup_alloc(struct gs_nbody_job *job) {
   gs_ctx *c = job->ctx;
   size_t slice = (job->count ? job->count : 1) * job->esz;
   job->h_pos = be->alloc_host(c, job->npad * job->esz);
-  job->xfirst = malloc(sizeof *job->xfirst * (size_t)job->run->size);
-  job->xbytes = malloc(sizeof *job->xbytes * (size_t)job->run->size);
-  if (!job->xfirst || !job->xbytes) GS_DIE(&job->run->where, "malloc", "out of memory");
+  job->slice_offset = malloc(sizeof *job->slice_offset * (size_t)job->run->size);
+  job->slice_bytes = malloc(sizeof *job->slice_bytes * (size_t)job->run->size);
+  if (!job->slice_offset || !job->slice_bytes) GS_DIE(&job->run->where, "malloc", "out of memory");
   for (int r = 0; r < job->run->size; r++)
-    job->xfirst[r] = gs_nbody_decomp_first(&job->dec, r) * job->esz,
-    job->xbytes[r] = gs_nbody_decomp_count(&job->dec, r) * job->esz;
+    job->slice_offset[r] = gs_nbody_decomp_first(&job->dec, r) * job->esz,
+    job->slice_bytes[r] = gs_nbody_decomp_count(&job->dec, r) * job->esz;
   job->qc = be->queue_create(c);
-  job->qx = be->queue_create(c);
+  job->qcopy = be->queue_create(c);
   int nev = 2 * job->run->size + 2;
   job->ev = malloc(sizeof *job->ev * (size_t)nev);
   if (!job->ev) GS_DIE(&job->run->where, "malloc", "out of memory");
@@ -100,20 +98,17 @@ void gs_nbody_setup_alloc(struct gs_nbody_job *job) {
   job->d_pos = be->alloc_device(c, job->npad * job->esz);
   job->d_vel = be->alloc_device(c, slice);
   job->d_acc = be->alloc_device(c, slice);
-  job->d_acc2 = be->alloc_device(c, slice);
+  job->d_acc_scratch = be->alloc_device(c, slice);
   job->d_terms = be->alloc_device(c, 8 * (job->count ? job->count : 1) * sizeof(double));
   job->d_sums = be->alloc_device(c, 8 * sizeof(union gs_acc));
   /* The sums use the reduction kernel the backend recommends for its own use (else its first). */
   job->rkernel = be->reduce->kernels[0].id;
   for (int i = 0; i < be->reduce->count; i++)
     if (be->reduce->kernels[i].flags & GS_KERNEL_INTERNAL) job->rkernel = be->reduce->kernels[i].id;
-  job->rwsb = be->reduce->workspace(c, job->rkernel, GS_DTYPE_DOUBLE, GS_OP_SUM, job->count ? job->count : 1);
-  job->rws = job->rwsb ? be->alloc_device(c, job->rwsb) : NULL;
-  if (job->rws) be->zero_device(c, job->rws, job->rwsb, job->qc);
-  /* The state at the start of each step (a device copy): a stop request may abandon a step. */
-  job->d_pos0 = be->alloc_device(c, job->npad * job->esz);
-  job->d_vel0 = be->alloc_device(c, slice);
-  job->d_acc0 = be->alloc_device(c, slice);
+  job->reduce_ws_bytes =
+      be->reduce->workspace(c, job->rkernel, GS_DTYPE_DOUBLE, GS_OP_SUM, job->count ? job->count : 1);
+  job->reduce_ws = job->reduce_ws_bytes ? be->alloc_device(c, job->reduce_ws_bytes) : NULL;
+  if (job->reduce_ws) be->zero_device(c, job->reduce_ws, job->reduce_ws_bytes, job->qc);
 }
 
 void gs_nbody_setup_load_bodies(struct gs_nbody_job *job, const struct gs_bodies *b) {
@@ -166,20 +161,20 @@ void gs_nbody_setup_load_checkpoint(struct gs_nbody_job *job, const char *payloa
 void gs_nbody_setup_free(struct gs_nbody_job *job) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
-  void *dev[] = {job->d_pos, job->d_vel, job->d_acc,  job->d_acc2, job->d_terms, job->d_sums,
-                 job->ws,    job->rws,   job->d_pos0, job->d_vel0, job->d_acc0};
+  void *dev[] = {job->d_pos,  job->d_vel,    job->d_acc,    job->d_acc_scratch,
+                 job->d_terms, job->d_sums, job->force_ws, job->reduce_ws};
   for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
     if (dev[i]) be->free_device(c, dev[i]);
   for (int e = 0; e < 2 * job->run->size + 2; e++)
     be->event_destroy(c, job->ev[e]);
   be->gate_destroy(c, job->gate);
   be->queue_destroy(c, job->qc);
-  be->queue_destroy(c, job->qx);
+  be->queue_destroy(c, job->qcopy);
   be->free_host(c, job->h_pos);
   MPI_Type_free(&job->tile_type);
   free(job->ev);
-  free(job->xfirst);
-  free(job->xbytes);
+  free(job->slice_offset);
+  free(job->slice_bytes);
   gs_exchange_close(&job->xchg);
   gs_nbody_decomp_free(&job->dec);
   gs_report_free(&job->rep);

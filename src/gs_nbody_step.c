@@ -8,7 +8,7 @@
 #include "gs_nbody_energy.h"
 #include "gs_nbody_exchange.h"
 #include "gs_nbody_io.h"
-#include "gs_nbody_tree.h"
+#include "gs_nbody_solver.h"
 #include "gs_progress.h"
 #include "gs_signal.h"
 #include "gs_stdio.h"
@@ -41,43 +41,34 @@ static struct gs_nbody_verdict gs_nbody_step_decide(struct gs_nbody_job *job, lo
   return v;
 }
 
-/* Keep the state at the start of a step, device to device (no host round trip); undo puts it
- * back bit for bit after an abandoned step. Every rank holds every position. */
-static void gs_nbody_step_keep(struct gs_nbody_job *job, int undo) {
-  const struct gs_backend *be = job->be;
-  gs_ctx *c = job->ctx;
-  void *live[3] = {job->d_pos, job->d_vel, job->d_acc}, *kept[3] = {job->d_pos0, job->d_vel0, job->d_acc0};
-  size_t bytes[3] = {job->npad * job->esz, job->count * job->esz, job->count * job->esz};
-  for (int k = 0; k < 3; k++)
-    if (bytes[k]) be->copy_d2d(c, undo ? live[k] : kept[k], undo ? kept[k] : live[k], bytes[k], job->qc);
-  if (undo) be->queue_sync(c, job->qc);
-}
-
-/* One kick-drift-kick step; forces may be abandoned once a stop signal is pending (then the
- * state is partial: the caller undoes it). Returns whether a signal was pending by the end. */
+/* One kick-drift-kick step on the bodies this rank holds (the solver's view, read again after
+ * the forces, which may move bodies); forces may be abandoned once a stop signal is pending (then
+ * the state is partial: the caller undoes it). Returns whether a signal was pending by the end. */
 static int gs_nbody_step_one(struct gs_nbody_job *job, int scheduled, struct gs_step_times *st) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
   const double dt = job->o->dt;
-  gs_nbody_step_keep(job, 0);
+  const struct gs_nbody_solver *sv = job->solver;
+  struct gs_nbody_held h;
+  sv->keep(job->state);
   MPI_Request req;
   GS_CHECK_MPI(&job->run->where, MPI_Ibarrier(MPI_COMM_WORLD, &req));
   gs_exchange_mpi_wait(&job->xchg, 1, &req, "MPI_Ibarrier (the step's start)");
   double t0 = MPI_Wtime();
-  if (job->count) {
-    be->nbody->kick(c, job->prec, job->d_vel, job->d_acc, job->count, 0.5 * dt, job->qc);
-    be->nbody->drift(c, job->prec, (char *)job->d_pos + job->first * job->esz, job->d_vel, job->count, dt, job->qc);
+  sv->held(job->state, &h);
+  if (h.count) {
+    be->nbody->kick(c, job->prec, h.vel, h.acc, h.count, 0.5 * dt, job->qc);
+    be->nbody->drift(c, job->prec, h.pos, h.vel, h.count, dt, job->qc);
   }
-  double t1 = MPI_Wtime(), forces;
+  double t1 = MPI_Wtime();
   job->stop = gs_signal_pending;
-  double exchange = job->tree ? gs_nbody_tree_step(job, scheduled, st) : gs_nbody_exchange_run(job, scheduled, &forces);
-  if (job->tree) forces = st->build + st->walk;
+  double exchange = sv->forces(job->state, scheduled, 0, st), forces = st->forces;
   job->stop = NULL;
   double core = MPI_Wtime() - t1;
-  if (job->count) be->nbody->kick(c, job->prec, job->d_vel, job->d_acc, job->count, 0.5 * dt, job->qc);
+  sv->held(job->state, &h);
+  if (h.count) be->nbody->kick(c, job->prec, h.vel, h.acc, h.count, 0.5 * dt, job->qc);
   be->queue_sync(c, job->qc);
   st->total = MPI_Wtime() - t0;
-  st->forces = forces;
   st->exchange = exchange;
   st->hidden = exchange > 0 ? (forces + exchange - core) / exchange : 0;
   st->hidden = st->hidden < 0 ? 0 : st->hidden > 1 ? 1 : st->hidden;
@@ -138,7 +129,7 @@ long gs_nbody_step_run(struct gs_nbody_job *job, struct gs_step_times *times) {
     if (st->total > slowest) slowest = st->total;
     struct gs_nbody_verdict v = gs_nbody_step_decide(job, s, slowest, ckpt_cost, last_ckpt, abandoned);
     if (v.undo)
-      gs_nbody_step_keep(job, 1), s--; /* the checkpoint is of the last completed step */
+      job->solver->undo(job->state), s--; /* the checkpoint is of the last completed step */
     else
       gs_nbody_step_outputs(job, s, scheduled, &prog, &de);
     int ckpt_ok = 1;
@@ -153,7 +144,7 @@ long gs_nbody_step_run(struct gs_nbody_job *job, struct gs_step_times *times) {
       else if (job->run->rank == 0)
         printf("# checkpoint: step %ld written to %s/ in %.2f s\n", s, o->output, ckpt_cost);
     }
-    double pairs = job->tree ? job->tree_inter : (double)job->n * (double)job->n; /* tree: the walk's count */
+    double pairs = job->solver->interactions(job->state);
     if (!v.undo) gs_progress_update(&prog, s, s * o->dt, de, pairs / st->total);
     if (v.stop || job->write_failed) {
       gs_progress_done(&prog);

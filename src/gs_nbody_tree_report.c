@@ -148,25 +148,18 @@ static int gs_nbody_tree_verdict(struct gs_nbody_job *job, const char *when, con
   return v;
 }
 
-void gs_nbody_tree_report_restart(const struct gs_nbody_job *job, const struct gs_ckpt_header *ck) {
-  const struct gs_nbody_opts *o = job->o;
-  static const char *const solver[] = {"direct", "tree"};
-  int tree = ck->solver == 1 && job->tree;
-  if (ck->solver == (job->tree ? 1 : 0) &&
-      (!tree || (ck->theta == o->theta && ck->opening == o->opening && ck->alpha == o->alpha && ck->leaf == o->leaf)))
-    return;
-  if (tree)
-    printf("# restart: the checkpoint was written by the tree at theta = %g, %s opening, alpha = %g, leaf %d: with "
-           "other settings the state agrees with an uninterrupted run only within the tree's force error\n",
-           ck->theta, ck->opening ? "relative" : "geometric", ck->alpha, ck->leaf);
-  else
-    printf("# restart: the checkpoint was written by the %s solver, this run uses the %s one: the state agrees with "
-           "an uninterrupted run only within the tree's force error, and |dE/E0| compares this run's potential with "
-           "an E0 of the other solver's (within the tree's potential error, docs/tree.md)\n",
-           solver[ck->solver == 1], solver[job->tree]);
+void gs_nbody_tree_report_restart(const struct gs_nbody_tree *t, const struct gs_ckpt_header *ck) {
+  const struct gs_nbody_opts *o = t->repl.job->o;
+  if (ck->solver != GS_NBODY_TREE ||
+      (ck->theta == o->theta && ck->opening == o->opening && ck->alpha == o->alpha && ck->leaf == o->leaf))
+    return; /* another solver's: the driver says so */
+  printf("# restart: the checkpoint was written by the tree at theta = %g, %s opening, alpha = %g, leaf %d: with "
+         "other settings the state agrees with an uninterrupted run only within the tree's force error\n",
+         ck->theta, ck->opening ? "relative" : "geometric", ck->alpha, ck->leaf);
 }
 
-void gs_nbody_tree_report_header(const struct gs_nbody_job *job, double tol) {
+void gs_nbody_tree_report_header(const struct gs_nbody_tree *t, double tol) {
+  const struct gs_nbody_job *job = t->repl.job;
   const struct gs_nbody_opts *o = job->o;
   char leaf[48] = "leaf buckets of the backend's size";
   if (o->leaf > 0) snprintf(leaf, sizeof leaf, "leaf buckets of at most %d bodies", o->leaf);
@@ -199,11 +192,12 @@ void gs_nbody_tree_report_header(const struct gs_nbody_job *job, double tol) {
  * rank 0 prints how the energy lines' potential is made and its error now, the sampled bodies'
  * |sum m (phi - phi_ref)| / |sum m phi_ref| (with N <= the sample, every body: the error of the
  * potential energy itself). Collective. */
-static void gs_nbody_tree_potential(struct gs_nbody_job *job, const struct gs_tree_sample *sm) {
-  gs_nbody_tree_scratch(job);
+static void gs_nbody_tree_potential(struct gs_nbody_tree *t, const struct gs_tree_sample *sm) {
+  struct gs_nbody_job *job = t->repl.job;
+  gs_nbody_tree_scratch(t);
   /* the forces' all-gather staged through h_pos (--exchange host): the masses from d_pos again */
   job->be->copy_d2h(job->ctx, job->h_pos, job->d_pos, job->npad * job->esz, job->qc);
-  void *h_acc = gs_nbody_tree_host(job, job->d_acc2);
+  void *h_acc = gs_nbody_tree_host(job, job->d_acc_scratch);
   double w[2] = {0, 0}, all[2];
   for (int s = 0; s < sm->n; s++) {
     double g[4], q[4];
@@ -224,17 +218,18 @@ static void gs_nbody_tree_potential(struct gs_nbody_job *job, const struct gs_tr
   fflush(stdout);
 }
 
-/* --iters timed evaluations into the scratch d_acc2 (the table's first one's forces their a_old):
+/* --iters timed evaluations into the scratch d_acc_scratch (the table's first one's forces their a_old):
  * total, build and walk, median of this rank. No gate: a backend's build may wait on the host
  * for its own queue (a count read back to size the next launch), which a closed gate would hold
  * up; the events still time the device's work, plus any launch gaps between the tree's kernels. */
-static struct gs_stats gs_nbody_tree_time(struct gs_nbody_job *job, double *build, double *walk) {
+static struct gs_stats gs_nbody_tree_time(struct gs_nbody_tree *tr, double *build, double *walk) {
+  struct gs_nbody_job *job = tr->repl.job;
   int iters = job->o->iters;
   double *t = malloc(sizeof *t * 3 * (size_t)iters);
   if (!t) GS_DIE(&job->run->where, "malloc", "out of memory");
   for (int i = 0; i < iters; i++) {
-    gs_nbody_tree_forces(job, job->d_acc2, 0, 0, 0);
-    gs_nbody_tree_times(job, &t[iters + i], &t[2 * iters + i]);
+    gs_nbody_tree_forces(tr, job->d_acc_scratch, 0, 0, 0);
+    gs_nbody_tree_times(tr, &t[iters + i], &t[2 * iters + i]);
     t[i] = t[iters + i] + t[2 * iters + i];
   }
   struct gs_stats s = gs_stats_of(t, iters);
@@ -244,26 +239,28 @@ static struct gs_stats gs_nbody_tree_time(struct gs_nbody_job *job, double *buil
 }
 
 /* The walk's counters of one evaluation, summed over the ranks: body-body, body-cell. */
-static void gs_nbody_tree_counted(struct gs_nbody_job *job, double inter[2]) {
+static void gs_nbody_tree_counted(struct gs_nbody_tree *t, double inter[2]) {
+  const struct gs_nbody_job *job = t->repl.job;
   uint64_t h[GS_TREE_COUNTS];
   double mine[2];
-  job->be->copy_d2h(job->ctx, h, job->d_counts, sizeof h, job->qc);
+  job->be->copy_d2h(job->ctx, h, t->d_counts, sizeof h, job->qc);
   job->be->queue_sync(job->ctx, job->qc);
   mine[0] = (double)h[GS_TREE_BODY_BODY], mine[1] = (double)h[GS_TREE_BODY_CELL];
   GS_CHECK_MPI(&job->run->where, MPI_Allreduce(mine, inter, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
-  job->tree_inter = inter[0] + inter[1];
-  job->tree_flops = inter[0] * GS_NBODY_FLOPS + inter[1] * GS_NBODY_TREE_CELL_FLOPS;
+  t->inter = inter[0] + inter[1];
+  t->flops = inter[0] * GS_NBODY_FLOPS + inter[1] * GS_NBODY_TREE_CELL_FLOPS;
 }
 
 /* Rank 0: the table's row and its result row. */
-static void gs_nbody_tree_row(struct gs_nbody_job *job, const struct gs_stats *slow, double build, double walk,
+static void gs_nbody_tree_row(struct gs_nbody_tree *tr, const struct gs_stats *slow, double build, double walk,
                               const double inter[2], const struct gs_tree_err *e, int v) {
+  struct gs_nbody_job *job = tr->repl.job;
   const char *ok = v == 1 ? "OK" : v ? "WARNING" : "FAILED";
   double n = job->n ? (double)job->n : 1, t = slow->median;
   printf("%-8s %9s %9s %9s %10s %10s %9s %10s  %s\n", "solver", "build_ms", "walk_ms", "ms", "bb/body", "bc/body",
          "GFLOP/s", "p99_err", "check");
   printf("%-8s %9.3f %9.3f %9.3f %10.1f %10.1f %9.2f %10.2e  %s\n", "tree", build * 1e3, walk * 1e3, t * 1e3,
-         inter[0] / n, inter[1] / n, job->tree_flops / t / 1e9, e->p99, ok);
+         inter[0] / n, inter[1] / n, tr->flops / t / 1e9, e->p99, ok);
   struct gs_row row = {.workload = "nbody",
                        .kernel = "tree",
                        .rank = -1,
@@ -273,7 +270,7 @@ static void gs_nbody_tree_row(struct gs_nbody_job *job, const struct gs_stats *s
                        .t_median = t,
                        .t_max = slow->max,
                        .metric = "interactions",
-                       .value = job->tree_inter / t,
+                       .value = tr->inter / t,
                        .unit = "1/s",
                        .efficiency = -1};
   char extra[160];
@@ -284,21 +281,24 @@ static void gs_nbody_tree_row(struct gs_nbody_job *job, const struct gs_stats *s
   fflush(stdout);
 }
 
-void gs_nbody_tree_report_table(struct gs_nbody_job *job, double tol) {
-  job->be->zero_device(job->ctx, job->d_counts, GS_TREE_COUNTS * sizeof(uint64_t), job->qc);
-  gs_nbody_tree_forces(job, job->d_acc2, 0, 1, GS_NBODY_TREE_COUNT | GS_NBODY_TREE_KEEP); /* a_old of the timed ones */
+void gs_nbody_tree_report_table(struct gs_nbody_tree *t, double tol) {
+  struct gs_nbody_job *job = t->repl.job;
+  job->be->zero_device(job->ctx, t->d_counts, GS_TREE_COUNTS * sizeof(uint64_t), job->qc);
+  /* a_old of the timed ones */
+  gs_nbody_tree_forces(t, job->d_acc_scratch, 0, 1, GS_NBODY_TREE_COUNT | GS_NBODY_TREE_KEEP);
   double inter[2], build, walk;
-  gs_nbody_tree_counted(job, inter);
+  gs_nbody_tree_counted(t, inter);
   struct gs_tree_sample sm = gs_nbody_tree_sample(job);
-  struct gs_tree_err e = gs_nbody_tree_check(job, &sm, job->d_acc2);
+  struct gs_tree_err e = gs_nbody_tree_check(job, &sm, job->d_acc_scratch);
   int ok = gs_nbody_tree_verdict(job, "start", &e, tol);
-  gs_nbody_tree_potential(job, &sm);
+  gs_nbody_tree_potential(t, &sm);
   free(sm.idx), free(sm.ref);
-  struct gs_stats slow = gs_stats_slowest(&job->run->where, gs_nbody_tree_time(job, &build, &walk), NULL);
-  if (job->run->rank == 0) gs_nbody_tree_row(job, &slow, build, walk, inter, &e, ok);
+  struct gs_stats slow = gs_stats_slowest(&job->run->where, gs_nbody_tree_time(t, &build, &walk), NULL);
+  if (job->run->rank == 0) gs_nbody_tree_row(t, &slow, build, walk, inter, &e, ok);
 }
 
-void gs_nbody_tree_report_final(struct gs_nbody_job *job, long step, double tol) {
+void gs_nbody_tree_report_final(struct gs_nbody_tree *t, long step, double tol) {
+  struct gs_nbody_job *job = t->repl.job;
   char when[48];
   snprintf(when, sizeof when, "end, step %ld", step);
   struct gs_tree_sample sm = gs_nbody_tree_sample(job);
@@ -307,25 +307,26 @@ void gs_nbody_tree_report_final(struct gs_nbody_job *job, long step, double tol)
   gs_nbody_tree_verdict(job, when, &e, tol);
 }
 
-void gs_nbody_tree_report_steps(struct gs_nbody_job *job, const struct gs_step_times *times, int steps) {
+void gs_nbody_tree_report_steps(struct gs_nbody_tree *tr, const struct gs_step_times *times, int steps) {
+  struct gs_nbody_job *job = tr->repl.job;
   const struct gs_run *run = job->run;
   double *t = malloc(sizeof *t * 5 * (size_t)steps);
   struct gs_stats st[5];
   if (!t) GS_DIE(&run->where, "malloc", "out of memory");
   for (int s = 0; s < steps; s++) {
     const struct gs_step_times *x = &times[s];
-    t[s] = x->total, t[steps + s] = x->build, t[2 * steps + s] = x->walk, t[3 * steps + s] = x->exchange;
-    t[4 * steps + s] = x->total - x->build - x->walk - x->exchange;
+    t[s] = x->total, t[steps + s] = x->part[GS_NBODY_TREE_BUILD], t[2 * steps + s] = x->part[GS_NBODY_TREE_WALK], t[3 * steps + s] = x->exchange;
+    t[4 * steps + s] = x->total - x->part[GS_NBODY_TREE_BUILD] - x->part[GS_NBODY_TREE_WALK] - x->exchange;
   }
   for (int c = 0; c < 5; c++)
     st[c] = gs_stats_slowest(&run->where, gs_stats_of(t + (size_t)c * steps, steps), NULL);
   free(t);
   if (run->rank != 0) return;
-  double rate = job->tree_inter / st[0].median;
+  double rate = tr->inter / st[0].median;
   printf("# per step (median of %d, slowest rank): total %.3f ms, build %.3f ms, walk %.3f ms, exchange %.3f ms, "
          "integration and the rest %.3f ms; %.4e interactions/s, %.1f GFLOP/s\n",
          steps, st[0].median * 1e3, st[1].median * 1e3, st[2].median * 1e3, st[3].median * 1e3, st[4].median * 1e3,
-         rate, job->tree_flops / st[0].median / 1e9);
+         rate, tr->flops / st[0].median / 1e9);
   struct gs_row row = {.workload = "nbody", .kernel = "tree", .rank = -1, .problem_size = job->n,
                        .iterations = steps, .t_min = st[0].min, .t_median = st[0].median, .t_max = st[0].max,
                        .metric = "interactions", .value = rate, .unit = "1/s", .efficiency = -1};

@@ -4,26 +4,26 @@
 #define GS_NBODY_TREE_REPORT_H
 
 #include "gs_checkpoint.h"
-#include "gs_nbody_job.h"
+#include "gs_nbody_tree.h"
 
 /* Rank 0: the solver, the opening test, the backend's method, the check and the flop counts. */
-void gs_nbody_tree_report_header(const struct gs_nbody_job *job, double tol);
+void gs_nbody_tree_report_header(const struct gs_nbody_tree *t, double tol);
 
-/* Rank 0, resuming: a note when this run's solver or tree settings differ from those of the run
- * that wrote the checkpoint ck (its forces differ: the state then agrees with an uninterrupted
+/* Rank 0, resuming from a tree's checkpoint ck: a note when this run's tree settings differ from
+ * those of the run that wrote it (its forces differ: the state then agrees with an uninterrupted
  * run only within the tree's force error). */
-void gs_nbody_tree_report_restart(const struct gs_nbody_job *job, const struct gs_ckpt_header *ck);
+void gs_nbody_tree_report_restart(const struct gs_nbody_tree *t, const struct gs_ckpt_header *ck);
 
 /* In place of the direct kernels' table: the tree's forces at the current positions checked
  * against the reference (a FAILED check sets job->failed), then --iters timed evaluations and
  * their counters; one table row and one result row. Collective. */
-void gs_nbody_tree_report_table(struct gs_nbody_job *job, double tol);
+void gs_nbody_tree_report_table(struct gs_nbody_tree *t, double tol);
 
 /* The forces in d_acc (those of the current positions) checked against the reference, after
  * step `step`; a FAILED check sets job->failed. Collective. */
-void gs_nbody_tree_report_final(struct gs_nbody_job *job, long step, double tol);
+void gs_nbody_tree_report_final(struct gs_nbody_tree *t, long step, double tol);
 
 /* The per-step line and result row: total, build, walk, exchange, integration (slowest rank). */
-void gs_nbody_tree_report_steps(struct gs_nbody_job *job, const struct gs_step_times *times, int steps);
+void gs_nbody_tree_report_steps(struct gs_nbody_tree *t, const struct gs_step_times *times, int steps);
 
 #endif
