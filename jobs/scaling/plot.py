@@ -6,11 +6,17 @@
 
 Reads gpusim's own CSV (docs/results-schema.md): the job rows (rank = -1), the median of the
 repeats at each GPU count. The sweep kind comes from the file name (sweep.py writes
-<workload>-strong.csv and <workload>-weak.csv) or from --kind. Writes PNGs:
+<sweep>-strong.csv and <sweep>-weak.csv) or from --kind. Writes PNGs:
 
   <name>.png for a strong CSV  speedup and parallel efficiency against GPUs, with the ideal lines;
                                speedup S(P) = P0 * T(P0) / T(P) over the smallest count P0 run
   <name>.png for a weak CSV    parallel efficiency T(P0) / T(P) against GPUs (ideal 1), and the time
+  <sweep>-scaling.png          the workload's figure: both of the above, strong above weak, for the
+                               CSVs of one sweep (reduce, nbody, nbody-tree, matmul: sweep.py's
+                               names without -strong/-weak)
+  <sweep>-scaling.txt          its caption: device, gpusim version and git revision, the medians
+                               (also printed with --table) and the runs' commands, from the
+                               <csv name>.commands files sweep.py writes beside its CSVs
   reduce-ladder.png            reduce only: GB/s per GPU of each kernel as bars, against the
                                theoretical peak (value / efficiency, where the backend has one) and
                                the measured device-copy ceiling (params copy_ceiling_GBps)
@@ -120,16 +126,14 @@ def describe(rows):
     return "%s, %s backend, %s" % (r["workload"], r["backend"], r.get("gpu_model") or "?")
 
 
-def plot_scaling(plt, rows, kind, kernels, path):
+def draw_scaling(axes, rows, kind, kernels):
+    """Draw one sweep on two axes: strong (speedup, efficiency) or weak (efficiency, time).
+    Returns a line on its problem sizes, or None where --kernel left nothing to draw."""
     series, sizes = group_series(rows, kernels)
-    series = {k: v for k, v in series.items() if len(v) >= 1}
     if not series:
-        return False
+        return None
     gpus = sorted({p for s in series.values() for p in s})
-    if kind == "strong":
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5))
-    else:
-        fig, (ax2, ax1) = plt.subplots(1, 2, figsize=(11, 4.5))
+    ax1, ax2 = axes if kind == "strong" else axes[::-1]
     for label in sorted(series, key=lambda l: kernel_key(l.split(" ")[0])):
         pts = series[label]
         ps = sorted(pts)
@@ -171,12 +175,89 @@ def plot_scaling(plt, rows, kind, kernels, path):
     ax2.set_ylim(0, max(1.15, top))
     for ax in (ax1, ax2):
         ax.legend(fontsize=8)
+    return size
+
+
+def plot_scaling(plt, rows, kind, kernels, path):
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    size = draw_scaling(axes, rows, kind, kernels)
+    if size is None:
+        plt.close(fig)
+        return False
     fig.suptitle("gpusim %s scaling: %s\n%s; repeats: median, bars min-max" % (kind, describe(rows), size),
                  fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return True
+
+
+def plot_sweep(plt, name, by_kind, kernels, path):
+    """One figure of a workload: a row of panels per sweep kind (strong, then weak)."""
+    kinds = [k for k in ("strong", "weak") if k in by_kind]
+    fig, axes = plt.subplots(len(kinds), 2, figsize=(11, 4.5 * len(kinds)), squeeze=False)
+    lines = []
+    for row, kind in zip(axes, kinds):
+        size = draw_scaling(row, by_kind[kind], kind, kernels)
+        if size is None:
+            plt.close(fig)
+            return False
+        lines.append("%s: %s" % (kind, size))
+    rows = [r for k in kinds for r in by_kind[k]]
+    fig.suptitle("gpusim %s scaling (%s): %s\n%s\nrepeats: median, bars min-max; commands in %s"
+                 % (name, " and ".join(kinds), describe(rows), "; ".join(lines),
+                    os.path.splitext(os.path.basename(path))[0] + ".txt"), fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
+
+
+def scaling_table(by_kind, kernels):
+    """Lines of text: per kind and series, the median time, speedup or efficiency per GPU count."""
+    out = []
+    for kind in ("strong", "weak"):
+        if kind not in by_kind:
+            continue
+        series, _ = group_series(by_kind[kind], kernels)
+        for label in sorted(series, key=lambda l: kernel_key(l.split(" ")[0])):
+            pts = series[label]
+            ps = sorted(pts)
+            t0 = by_repeats(pts[ps[0]])[0]
+            cells = []
+            for p in ps:
+                t = by_repeats(pts[p])[0]
+                if kind == "strong":
+                    sp = ps[0] * t0 / t
+                    cells.append("P=%d %.4g ms %.2fx (%.1f%%)" % (p, t * 1e3, sp, 100 * sp / p))
+                else:
+                    cells.append("P=%d %.4g ms (%.1f%%)" % (p, t * 1e3, 100 * t0 / t))
+            out.append("%-6s %-22s %s" % (kind, label, "; ".join(cells)))
+    return out
+
+
+def write_sidecar(path, name, by_kind, files, kernels):
+    """The figure's caption: device, build, problem sizes, the runs' commands, the medians."""
+    rows = [r for k in by_kind.values() for r in k]
+    text = ["gpusim %s scaling: %s" % (name, describe(rows)),
+            "gpusim %s, git %s, %s" % (rows[0].get("gpusim_version") or "?", rows[0].get("git_revision") or "?",
+                                      rows[0].get("mpi_library") or "?"),
+            "devices: " + ", ".join(sorted({r.get("gpu_model") or "?" for r in rows})),
+            "run ids: %s to %s" % (min(r["run_id"] for r in rows), max(r["run_id"] for r in rows)),
+            "", "median per GPU count (strong: speedup and efficiency over the fewest GPUs; weak: efficiency):"]
+    text += scaling_table(by_kind, kernels)
+    text += ["", "commands (from the sweep's .commands files beside the CSVs):"]
+    for f in files:
+        cmds = os.path.splitext(f)[0] + ".commands"
+        if os.path.isfile(cmds):
+            with open(cmds) as c:
+                text += list(dict.fromkeys(l.rstrip("\n") for l in c if l.strip()))
+        else:
+            text.append("(none for %s: it was not written by sweep.py)" % f)
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("\n".join(text) + "\n")
+    os.replace(tmp, path)
 
 
 def plot_ladder(plt, rows, gpus_wanted, path):
@@ -238,6 +319,8 @@ def main(argv):
                                      "(the ladder always shows every kernel) [all]")
     ap.add_argument("--ladder-gpus", type=int, default=1,
                     help="GPU count whose runs make the ladder chart [1, else the smallest]")
+    ap.add_argument("--table", action="store_true",
+                    help="print each workload's medians (speedup, efficiency) after the file names")
     a = ap.parse_args(argv)
 
     files = []
@@ -264,7 +347,7 @@ def main(argv):
     os.makedirs(out, exist_ok=True)
     kernels = set(a.kernel.split(",")) if a.kernel else None
 
-    written, all_rows, skipped = [], [], []
+    written, all_rows, skipped, sweeps = [], [], [], {}
     for f in files:
         try:
             rows = read_rows(f)
@@ -287,11 +370,28 @@ def main(argv):
             else:  # only --kernel can leave a sweep's job rows with nothing to draw
                 skipped.append("plot: %s not drawn: %s has no job rows of kernel(s) %s (it has: %s)" % (
                     png, f, a.kernel, ",".join(sorted({r["kernel"] for r in wrows}, key=kernel_key))))
+                continue
+            # the workload's figure: its strong and weak sweeps, found by name (reduce-strong.csv
+            # and reduce-weak.csv, nbody-tree-strong.csv and nbody-tree-weak.csv, ...)
+            sweep = name.replace("-" + kind, "", 1)
+            g = sweeps.setdefault(sweep, ({}, []))
+            g[0].setdefault(kind, []).extend(wrows)
+            g[1].append(f)
+    tables = []
+    for sweep, (by_kind, sfiles) in sorted(sweeps.items()):
+        png = os.path.join(out, sweep + "-scaling.png")
+        if plot_sweep(plt, sweep, by_kind, kernels, png):
+            write_sidecar(os.path.join(out, sweep + "-scaling.txt"), sweep, by_kind, sfiles, kernels)
+            written += [png, os.path.join(out, sweep + "-scaling.txt")]
+            tables += ["", "%s: %s" % (sweep, describe([r for k in by_kind.values() for r in k]))]
+            tables += scaling_table(by_kind, kernels)
     png = os.path.join(out, "reduce-ladder.png")
     if plot_ladder(plt, all_rows, a.ladder_gpus, png):
         written.append(png)
     for w in written:
         print(w)
+    if a.table:
+        print("\n".join(tables[1:]))
     for s in skipped:
         print(s, file=sys.stderr)
     if skipped:  # a figure the sweep's CSV was given for is missing: not a success

@@ -3,26 +3,43 @@
 
 Runs gpusim on 1, 2, 4, ... ranks (one GPU each), several times per rank count, locally with
 mpirun or inside a SLURM allocation with srun (or mpirun), and lets gpusim itself append the rows
-to one CSV per sweep through its own --csv (the schema is gpusim's, docs/results-schema.md):
+to one CSV per sweep through its own --csv (the schema is gpusim's, docs/results-schema.md).
+Four sweeps, one per workload and solver (--workload; "all" runs the four in this order), each
+named in its files:
 
-  OUT/<workload>-strong.csv   fixed total problem: reduce --total SIZE, nbody --n SIZE,
-                              matmul --n SIZE (square)
-  OUT/<workload>-weak.csv     fixed work per GPU:  reduce --n SIZE (elements per rank),
-                              nbody --n SIZE*sqrt(P) (all-pairs work grows as n^2: n^2/P fixed),
-                              matmul --n SIZE*cbrt(P) (the work grows as n^3: n^3/P fixed)
-  OUT/logs/<workload>-<kind>-<P>gpu-r<k>.log   each run's output
+  sweep (--workload)  files          strong: total problem  weak: problem per GPU (P GPUs)
+  reduce              reduce-*       --total 2^30           --n 2^28 elements per rank
+  nbody (direct sum)  nbody-*        --n 2^20               --n 2^18*sqrt(P): n^2/P fixed
+  tree (Barnes-Hut)   nbody-tree-*   --n 2^24               --n 2^24*P: bodies per GPU fixed
+  matmul (SUMMA)      matmul-*       --n 16384 (square)     --n 16384*cbrt(P): n^3/P fixed
 
-The sweep kind is in the file name; the rows are gpusim's, untouched. Plot them with plot.py.
+  OUT/<sweep>-strong.csv, OUT/<sweep>-weak.csv          gpusim's rows, untouched
+  OUT/<sweep>-strong.commands, OUT/<sweep>-weak.commands each run's command line, appended
+  OUT/logs/<sweep>-<kind>-<P>gpu-r<k>.log                each run's output
+
+matmul's weak N is rounded to a multiple of 128 when SIZE is one (whole 128-wide tiles on one
+GPU; the work per GPU then stays within 3*64/N of SIZE^3: 0.9% at 16384 on 2 GPUs), else to the
+nearest whole number. The tree's weak sweep keeps bodies per GPU fixed: its work, N log N, grows
+by log(N P) / log(N) per GPU (4% at 2^24 on 2 GPUs), which the efficiency includes.
+--workload nbody with --solver tree among the run options is the tree sweep.
+
+The runs' own options: --args SWEEP=OPTIONS for that sweep, else everything after "--" (every
+sweep), else the sweep's defaults (DEFAULT_ARGS below: short runs; with --backend cuda also the
+kernels the figures show). gpusim refuses an option given twice, so these replace, not add.
 
 Examples:
   sweep.py --gpus 1,2,4,8 --repeats 3                        # reduce, both sweeps, mpirun
+  sweep.py --workload all --backend cuda --gpus 1,2,4        # every workload and solver
   sweep.py --workload nbody --kind strong --strong-size 2^20  # inside sbatch/salloc: srun
   sweep.py --backend cpu --gpus 1,2 --mpirun-args "--oversubscribe" -- --iters 2 --kernel omp
-  sweep.py --workload nbody --strong-size 2^24 --weak-size 2^22 --nbody-weak linear -- --solver tree
+  sweep.py --workload tree --strong-size 2^24 --weak-size 2^22 -- --eps 0.05 --steps 3
                                                              # Barnes-Hut: O(N log N), bodies per GPU fixed
 
-Everything after "--" goes to every gpusim run. Exit status: 0 every run succeeded, 1 a run
-failed (the others still ran), 2 bad input, 77 the workload is not in this gpusim build.
+--sizes SWEEP=STRONG,WEAK sets both sizes of one sweep where several run (--strong-size and
+--weak-size are for one sweep alone).
+
+Exit status: 0 every run succeeded, 1 a run failed (the others still ran), 2 bad input, 77 no
+workload asked for is in this gpusim build (with several, one missing is skipped with a message).
 """
 import argparse
 import math
@@ -34,10 +51,23 @@ import subprocess
 import sys
 import time
 
-DEFAULT_SIZES = {  # (strong: total, weak: per GPU)
+SWEEPS = ["reduce", "nbody", "tree", "matmul"]  # the order of --workload all
+SUBCOMMAND = {"reduce": "reduce", "nbody": "nbody", "tree": "nbody", "matmul": "matmul"}
+FILE_NAME = {"reduce": "reduce", "nbody": "nbody", "tree": "nbody-tree", "matmul": "matmul"}
+DEFAULT_SIZES = {  # (strong: total, weak: per GPU), what one GPU of 80 GB runs in seconds
     "reduce": ("2^30", "2^28"),
-    "nbody": ("2^18", "2^16"),
-    "matmul": ("16384", "8192"),
+    "nbody": ("2^20", "2^18"),
+    "tree": ("2^24", "2^24"),
+    "matmul": ("16384", "16384"),
+}
+NBODY_WEAK = {"nbody": "sqrt", "tree": "linear"}
+# (any backend, --backend cuda only): few steps and timed runs, so that a sweep of every workload
+# on 1, 2 and 4 GPUs takes minutes; on the GPU, the kernels of the figures in docs/performance.md.
+DEFAULT_ARGS = {
+    "reduce": ("--iters 20", "--kernel 7,onepass,cub"),
+    "nbody": ("--steps 3 --iters 1", "--kernel jsplit"),
+    "tree": ("--eps 0.05 --steps 3 --iters 1", ""),
+    "matmul": ("--iters 3 --warmup 1", "--kernel simt,cublas"),
 }
 
 
@@ -107,29 +137,69 @@ def join_launcher_args(argv):
     return out
 
 
-def main(argv):
+def has_tree(opts):
+    """--solver tree (or --solver=tree) among gpusim options."""
+    return any(o == "--solver=tree" or (o == "--solver" and n == "tree") for o, n in zip(opts, opts[1:] + [""]))
+
+
+def sweep_args(text):
+    """--args SWEEP=OPTIONS"""
+    name, sep, opts = text.partition("=")
+    if not sep or name not in SWEEPS:
+        raise argparse.ArgumentTypeError("want SWEEP=OPTIONS with SWEEP one of %s: %r" % (", ".join(SWEEPS), text))
+    return name, opts
+
+
+def sweep_sizes(text):
+    """--sizes SWEEP=STRONG,WEAK"""
+    name, sep, sizes = text.partition("=")
+    parts = sizes.split(",")
+    if not sep or name not in SWEEPS or len(parts) != 2:
+        raise argparse.ArgumentTypeError("want SWEEP=STRONG,WEAK with SWEEP one of %s: %r" % (", ".join(SWEEPS), text))
+    return name, tuple(size_arg(x) for x in parts)
+
+
+def matmul_weak_n(n1, p):
+    """N = n1 cbrt(P), to a multiple of 128 where n1 is one (whole tiles), else to a whole number."""
+    n = n1 * p ** (1.0 / 3)
+    if n1 % 128 == 0:
+        return int(round(n / 128)) * 128
+    return int(round(n))
+
+
+def parse_args(argv):
     if "--" in argv:
         i = argv.index("--")
         argv, extra = argv[:i], argv[i + 1:]
     else:
-        extra = []
+        extra = None
     argv = join_launcher_args(argv)
     ap = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
-        epilog="Everything after -- is passed to every gpusim run.")
-    ap.add_argument("--workload", choices=["reduce", "nbody", "matmul"], default="reduce")
+        epilog="Everything after -- is passed to every gpusim run (see --args).")
+    ap.add_argument("--workload", default="reduce",
+                    help="sweeps to run: reduce, nbody (the direct sum), tree (nbody --solver tree), "
+                         "matmul, a comma list of these, or all [reduce]")
     ap.add_argument("--kind", choices=["strong", "weak", "both"], default="both")
     ap.add_argument("--gpus", type=gpu_list,
                     help="GPU (rank) counts, e.g. 1,2,4,8 [1, 2, 4, ... up to SLURM_NTASKS in an "
                          "allocation, else 1,2]")
     ap.add_argument("--repeats", type=int, default=3, help="runs of each configuration [3]")
     ap.add_argument("--strong-size", type=size_arg,
-                    help="total problem of the strong sweep [reduce 2^30, nbody 2^18, matmul 16384]")
+                    help="total problem of the strong sweep, one sweep only [reduce 2^30, nbody 2^20, "
+                         "tree 2^24, matmul 16384]")
     ap.add_argument("--weak-size", type=size_arg,
-                    help="problem per GPU of the weak sweep [reduce 2^28, nbody 2^16, matmul 8192 at one GPU]")
-    ap.add_argument("--nbody-weak", choices=["sqrt", "linear"], default="sqrt",
+                    help="problem per GPU of the weak sweep, one sweep only [reduce 2^28, nbody 2^18, "
+                         "tree 2^24, matmul 16384, at one GPU]")
+    ap.add_argument("--sizes", type=sweep_sizes, action="append", default=[], metavar="SWEEP=STRONG,WEAK",
+                    help="both sizes of one sweep, e.g. tree=2^22,2^20, for runs of several "
+                         "sweeps; may be repeated")
+    ap.add_argument("--nbody-weak", choices=["sqrt", "linear"],
                     help="nbody weak scaling: n = SIZE*sqrt(P) (all-pairs work per GPU fixed) or "
-                         "n = SIZE*P (bodies per GPU fixed) [sqrt]")
+                         "n = SIZE*P (bodies per GPU fixed) [sqrt for nbody, linear for tree]")
+    ap.add_argument("--args", type=sweep_args, action="append", default=[], metavar="SWEEP=OPTIONS",
+                    help='the gpusim options of one sweep\'s runs, instead of those after -- or the '
+                         'defaults, e.g. --args "matmul=--kernel simt --iters 5"; may be repeated')
     ap.add_argument("--out", help="output directory [results/scaling-<UTC time>]")
     ap.add_argument("--gpusim", default=os.environ.get("GPUSIM") or shutil.which("gpusim") or "./gpusim",
                     help="the gpusim binary [$GPUSIM, gpusim on PATH, ./gpusim]")
@@ -150,7 +220,42 @@ def main(argv):
     a = ap.parse_args(argv)
     if a.repeats < 1:
         ap.error("--repeats must be >= 1")
+    names = SWEEPS if a.workload == "all" else [w.strip() for w in a.workload.split(",") if w.strip()]
+    bad = [w for w in names if w not in SWEEPS]
+    if bad or not names:
+        ap.error("--workload %s: want reduce, nbody, tree, matmul, a comma list of them, or all" % a.workload)
+    # nbody with --solver tree in its options is the tree sweep (its files are the tree's)
+    args = dict(a.args)
+    if "nbody" in names and has_tree(shlex.split(args["nbody"]) if "nbody" in args else extra or []):
+        names = ["tree" if w == "nbody" else w for w in names]
+        if "nbody" in args:
+            args["tree"] = args.pop("nbody")
+    names = list(dict.fromkeys(names))
+    if len(names) > 1 and (a.strong_size or a.weak_size):
+        ap.error("--strong-size and --weak-size need a single sweep (--workload %s has %d)" % (a.workload, len(names)))
+    given = dict(a.sizes)
+    if "nbody" in given and "tree" in names and "nbody" not in names:
+        given["tree"] = given.pop("nbody")  # nbody with --solver tree: the tree sweep
+    a.names, a.extra, a.sweep_opts, a.sizes = names, extra, args, dict(DEFAULT_SIZES, **given)
+    return a
 
+
+def run_options(a, name):
+    """The gpusim options of one sweep's runs: --args, else those after --, else the defaults."""
+    if name in a.sweep_opts:
+        opts = shlex.split(a.sweep_opts[name])
+    elif a.extra:
+        opts = list(a.extra)
+    else:
+        common, gpu = DEFAULT_ARGS[name]
+        opts = shlex.split(common) + (shlex.split(gpu) if a.backend == "cuda" else [])
+    if name == "tree" and not has_tree(opts):
+        opts = ["--solver", "tree"] + opts
+    return opts
+
+
+def main(argv):
+    a = parse_args(argv)
     in_slurm = bool(os.environ.get("SLURM_JOB_ID"))
     launcher = a.launcher
     if launcher == "auto":
@@ -166,18 +271,22 @@ def main(argv):
     if not (os.path.isfile(a.gpusim) and os.access(a.gpusim, os.X_OK)):
         print("sweep: error: --gpusim %s is not an executable gpusim" % a.gpusim, file=sys.stderr)
         return 2
-    try:
-        ok = subprocess.run([a.gpusim, a.workload, "--help"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, timeout=60).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        ok = False
-    if not ok:
-        print("sweep: gpusim %s is not in this build (%s %s --help failed): skipping the %s sweep"
-              % (a.workload, a.gpusim, a.workload, a.workload))
+    names = []
+    for name in a.names:
+        sub = SUBCOMMAND[name]
+        try:
+            ok = subprocess.run([a.gpusim, sub, "--help"], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, timeout=60).returncode == 0
+        except (OSError, subprocess.TimeoutExpired):
+            ok = False
+        if ok:
+            names.append(name)
+        else:
+            print("sweep: gpusim %s is not in this build (%s %s --help failed): skipping the %s sweep"
+                  % (sub, a.gpusim, sub, name))
+    if not names:
         return 77
 
-    strong_size = a.strong_size or DEFAULT_SIZES[a.workload][0]
-    weak_size = a.weak_size or DEFAULT_SIZES[a.workload][1]
     kinds = ["strong", "weak"] if a.kind == "both" else [a.kind]
     out = a.out or os.path.join("results", "scaling-" + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()))
     logs = os.path.join(out, "logs")
@@ -185,15 +294,18 @@ def main(argv):
         os.makedirs(logs, exist_ok=True)
     out_abs = os.path.abspath(out)
 
-    def size_opts(kind, p):
-        if a.workload == "reduce":
+    def size_opts(name, kind, p):
+        strong_size = a.strong_size or a.sizes[name][0]
+        weak_size = a.weak_size or a.sizes[name][1]
+        if name == "reduce":
             return ["--total", strong_size] if kind == "strong" else ["--n", weak_size]
         if kind == "strong":
             return ["--n", strong_size]
         n1 = parse_size(weak_size)
-        if a.workload == "matmul":
-            return ["--n", str(int(round(n1 * p ** (1.0 / 3))))]
-        n = n1 * p if a.nbody_weak == "linear" else int(round(n1 * math.sqrt(p)))
+        if name == "matmul":
+            return ["--n", str(matmul_weak_n(n1, p))]
+        rule = a.nbody_weak or NBODY_WEAK[name]
+        n = n1 * p if rule == "linear" else int(round(n1 * math.sqrt(p)))
         return ["--n", str(n)]
 
     def launch(p):
@@ -208,19 +320,23 @@ def main(argv):
 
     # Repeats outermost and rank counts inside, so that slow drifts of the machine spread over
     # every rank count instead of landing on one.
-    runs = [(kind, r, p) for kind in kinds for r in range(1, a.repeats + 1) for p in gpus]
+    runs = [(name, kind, r, p) for name in names for kind in kinds
+            for r in range(1, a.repeats + 1) for p in gpus]
     print("# sweep: %s %s, GPUs %s, %d repeat(s), %s, out %s"
-          % (a.workload, "+".join(kinds), ",".join(map(str, gpus)), a.repeats, launcher, out))
+          % (",".join(names), "+".join(kinds), ",".join(map(str, gpus)), a.repeats, launcher, out))
     failed = 0
-    for i, (kind, r, p) in enumerate(runs, 1):
-        csv_path = os.path.join(out_abs, "%s-%s.csv" % (a.workload, kind))
-        cmd = (launch(p) + [a.gpusim, a.workload, "--backend", a.backend] + size_opts(kind, p)
-               + ["--csv", csv_path] + extra)
+    for i, (name, kind, r, p) in enumerate(runs, 1):
+        base = "%s-%s" % (FILE_NAME[name], kind)
+        csv_path = os.path.join(out_abs, base + ".csv")
+        cmd = (launch(p) + [a.gpusim, SUBCOMMAND[name], "--backend", a.backend] + size_opts(name, kind, p)
+               + ["--csv", csv_path] + run_options(a, name))
         line = " ".join(shlex.quote(c) for c in cmd)
         if a.dry_run:
             print(line)
             continue
-        log = os.path.join(logs, "%s-%s-%dgpu-r%d.log" % (a.workload, kind, p, r))
+        with open(os.path.join(out_abs, base + ".commands"), "a") as f:
+            f.write(line + "\n")  # plot.py puts these beside the figure
+        log = os.path.join(logs, "%s-%dgpu-r%d.log" % (base, p, r))
         t0 = time.time()
         with open(log, "w") as f:
             f.write("# " + line + "\n")
@@ -234,11 +350,12 @@ def main(argv):
                 rc = "cannot start: %s" % e
         status = "ok" if rc == 0 else "FAILED (%s), see %s" % (rc, log)
         failed += rc != 0
-        print("[%d/%d] %s P=%d repeat %d: %s (%.1f s)" % (i, len(runs), kind, p, r, status,
-                                                           time.time() - t0), flush=True)
+        print("[%d/%d] %s %s P=%d repeat %d: %s (%.1f s)" % (i, len(runs), name, kind, p, r, status,
+                                                              time.time() - t0), flush=True)
     if not a.dry_run:
         print("# sweep: %d run(s), %d failed; CSV: %s" % (
-            len(runs), failed, ", ".join(os.path.join(out, "%s-%s.csv" % (a.workload, k)) for k in kinds)))
+            len(runs), failed, ", ".join(os.path.join(out, "%s-%s.csv" % (FILE_NAME[n], k))
+                                         for n in names for k in kinds)))
     return 1 if failed else 0
 
 

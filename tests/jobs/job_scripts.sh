@@ -29,12 +29,16 @@ for f in $slurm $pbs $tsubame "$tslib" $bench; do
   bash -n "$f" || gs_fail "$f: bash -n"
 done
 # The benchmark scripts (jobs/bench, run by hand on a GPU node) use only options that gpusim has,
-# besides mpirun's and configure's own.
+# besides mpirun's and configure's own, and those of the scaling driver and plots where they call them.
 "$GPUSIM" reduce --help >"$tmp/help" && "$GPUSIM" nbody --help >>"$tmp/help" || gs_fail "gpusim --help"
 "$GPUSIM" matmul --help >>"$tmp/help" || gs_fail "gpusim matmul --help"
+if command -v python3 >/dev/null 2>&1; then
+  python3 "$jobs/scaling/sweep.py" --help >>"$tmp/help" || gs_fail "sweep.py --help"
+  python3 "$jobs/scaling/plot.py" --help >>"$tmp/help" 2>/dev/null || true # without matplotlib too
+fi
 for o in $(grep -ohE -- '--[a-z][a-z0-9-]*' $bench | sort -u); do
-  case $o in --allow-run-as-root | --bind-to | --with-cuda-arch) continue ;; esac
-  grep -qE -- "^  $o " "$tmp/help" || gs_fail "jobs/bench uses $o, which gpusim reduce/nbody/matmul does not have"
+  case $o in --allow-run-as-root | --bind-to | --oversubscribe | --with-cuda-arch) continue ;; esac
+  grep -qE -- "^  $o( |$)" "$tmp/help" || gs_fail "jobs/bench uses $o, which gpusim reduce/nbody/matmul (or jobs/scaling's scripts) does not have"
 done
 if command -v python3 >/dev/null 2>&1; then
   for f in "$jobs"/scaling/*.py; do

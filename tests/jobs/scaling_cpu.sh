@@ -1,6 +1,7 @@
 #!/bin/bash
 # jobs/scaling/sweep.py and plot.py on CPU-backend results: strong and weak sweeps of reduce on
-# 1 and 2 ranks (tiny sizes, 2 repeats), one CSV per sweep written by gpusim's own --csv; then
+# 1 and 2 ranks (tiny sizes, 2 repeats), one CSV per sweep written by gpusim's own --csv; every
+# workload and solver (--workload all, the tree) through jobs/bench/scaling_figures.sh; then
 # the PNG figures, headless, from those CSVs and from a GPU-like CSV (efficiency against a
 # theoretical peak, the kernel ladder) made from the same header. The plot part needs
 # matplotlib (Debian: python3-matplotlib) and skips without it.
@@ -76,6 +77,58 @@ for k in strong weak; do
 done
 echo "ok: strong and weak sweeps, 1 and 2 ranks, 2 repeats, one CSV each"
 
+# Every workload and solver (--workload all): the four sweeps' commands and file names, each
+# sweep's weak rule (matmul n = SIZE cbrt(P): 96 -> 121 on 2; tree n = SIZE P), and nbody with
+# --solver tree among its options is the tree sweep.
+out=$(S --workload all --gpus 1,2 --repeats 1 --dry-run --out "$tmp/all" --sizes reduce=2e5,1e5 --sizes nbody=512,256 \
+  --sizes tree=2048,1024 --sizes matmul=128,96) || gs_fail "dry run of --workload all"
+echo "$out"
+for w in "reduce --backend cpu --total 2e5 --csv .*/reduce-strong.csv" "reduce --backend cpu --n 1e5 --csv .*/reduce-weak.csv" \
+  "nbody --backend cpu --n 512 --csv .*/nbody-strong.csv --steps 3 --iters 1" "nbody --backend cpu --n 362 --csv .*/nbody-weak.csv" \
+  "nbody --backend cpu --n 2048 --csv .*/nbody-tree-strong.csv --solver tree" "-np 2 .*nbody --backend cpu --n 2048 --csv .*/nbody-tree-weak.csv --solver tree" \
+  "matmul --backend cpu --n 128 --csv .*/matmul-strong.csv" "-np 2 .*matmul --backend cpu --n 121 --csv .*/matmul-weak.csv"; do
+  echo "$out" | grep -e "$w" >/dev/null || gs_fail "--workload all: no command like '$w'"
+done
+[ "$(echo "$out" | grep -c -- '--csv')" = 16 ] || gs_fail "--workload all: want 16 commands"
+[ "$(echo "$out" | grep -c -- '--solver tree')" = 4 ] || gs_fail "--workload all: want 4 tree commands"
+out=$(S --workload nbody --gpus 2 --repeats 1 --dry-run --strong-size 1024 --weak-size 512 --out "$tmp/t" -- --solver tree --steps 1) ||
+  gs_fail "dry run of nbody -- --solver tree"
+echo "$out" | grep -e "--n 1024 --csv .*/nbody-tree-strong.csv --solver tree --steps 1$" >/dev/null &&
+  echo "$out" | grep -e "--n 1024 --csv .*/nbody-tree-weak.csv --solver tree --steps 1$" >/dev/null ||
+  { echo "$out"; gs_fail "nbody -- --solver tree: not the tree sweep (nbody-tree-*.csv, n = SIZE P)"; }
+S --workload all --strong-size 100 --dry-run >/dev/null 2>&1
+[ $? = 2 ] || gs_fail "--workload all --strong-size: want exit status 2"
+S --workload nbody,fft --dry-run >/dev/null 2>&1
+[ $? = 2 ] || gs_fail "--workload nbody,fft: want exit status 2"
+echo "ok: --workload all and tree: commands, CSV names, weak rules"
+
+# jobs/bench/scaling_figures.sh on the CPU backend (tiny sizes, 1 and 2 ranks, 2 repeats): every
+# sweep for real, one CSV per workload and solver, the tree's rows only in the tree's files.
+have_mpl=no
+for p in python3 /usr/bin/python3; do
+  command -v $p >/dev/null 2>&1 && $p -c 'import matplotlib' 2>/dev/null && have_mpl=yes
+done
+sf=$tmp/sf
+sfout=$(MPIEXEC=$MPIEXEC MPIRUN_ARGS=$GS_MPIFLAGS GPUSIM_BACKEND=cpu timeout 900 bash "$top/jobs/bench/scaling_figures.sh" "$sf" 2>&1)
+rc=$?
+echo "$sfout" | grep -v '^\['
+echo "$sfout" | grep '^# sweeps: [0-9]* s, exit status 0$' >/dev/null || { cat "$sf"/logs/* 2>/dev/null | tail -40; gs_fail "scaling_figures.sh: the sweeps failed"; }
+[ $have_mpl = no ] || [ $rc = 0 ] || gs_fail "scaling_figures.sh: exit status $rc"
+for f in reduce nbody nbody-tree matmul; do
+  for k in strong weak; do
+    c=$sf/$f-$k.csv
+    [ -s "$c" ] || gs_fail "scaling_figures.sh: no $f-$k.csv"
+    got=$(awk -F, 'NR > 1 && $6 == -1 && $14 > 0 {print $8}' "$c" | sort | uniq -c | awk '{print $1 "x" $2}' | tr '\n' ' ')
+    case $f in nbody*) want="4x1 4x2 " ;; *) want="2x1 2x2 " ;; esac # nbody: a forces and a step row a run
+    [ "$got" = "$want" ] || gs_fail "$f-$k.csv: timed job rows (count x ranks) '$got', want '$want'"
+    [ "$(grep -c -- '--csv' "$sf/$f-$k.commands")" = 4 ] || gs_fail "$f-$k.commands: want 4 commands"
+  done
+done
+grep ',nbody,tree,' "$sf"/nbody-strong.csv "$sf"/nbody-weak.csv && gs_fail "tree rows in the direct sum's CSVs"
+[ "$(awk -F, 'NR > 1 && $6 == -1 && $5 != "tree"' "$sf"/nbody-tree-strong.csv "$sf"/nbody-tree-weak.csv | wc -l)" = 0 ] ||
+  gs_fail "rows of another solver in the tree's CSVs"
+echo "ok: scaling_figures.sh on the CPU backend: 8 sweeps, one CSV and command list each"
+
 # ---- the figures ----
 py=""
 for p in python3 /usr/bin/python3; do
@@ -90,6 +143,21 @@ for f in reduce-strong reduce-weak reduce-ladder; do
   png_ok "$tmp/figs/$f.png" || gs_fail "plot: $f.png missing or not a PNG"
 done
 echo "ok: CPU-backend figures: $(cd "$tmp/figs" && ls | tr '\n' ' ')"
+# scaling_figures.sh's: a figure per workload and solver, its caption with the device, the runs'
+# commands and the medians, and the table on stdout; nothing put into docs/ on the CPU backend.
+for f in reduce nbody nbody-tree matmul; do
+  png_ok "$sf/figures/$f-scaling.png" || gs_fail "scaling_figures.sh: no $f-scaling.png"
+  t=$sf/figures/$f-scaling.txt
+  grep "^gpusim $f scaling: .*, cpu backend, " "$t" >/dev/null || gs_fail "$f-scaling.txt: no title with the device"
+  [ "$(grep -c -- "--csv $sf/$f-\(strong\|weak\).csv" "$t")" = 4 ] || { cat "$t"; gs_fail "$f-scaling.txt: want the 4 commands"; }
+  grep "^strong .* P=1 .* P=2 .*x (" "$t" >/dev/null && grep "^weak .* P=2 " "$t" >/dev/null ||
+    gs_fail "$f-scaling.txt: no medians"
+  echo "$sfout" | grep "^$f: " >/dev/null || gs_fail "scaling_figures.sh: no table of $f"
+done
+grep -- "--solver tree" "$sf/figures/nbody-scaling.txt" && gs_fail "nbody-scaling.txt: tree commands in the direct sum's caption"
+[ "$(ls "$sf/figures" | grep -c 'scaling\.png$')" = 4 ] || gs_fail "want 4 workload figures: $(ls "$sf/figures")"
+echo "$sfout" | grep "docs/figures" && gs_fail "scaling_figures.sh on the CPU backend wrote to docs/figures"
+echo "ok: one figure per workload and solver, with its caption and table"
 if [ -d "$tmp/nbody" ]; then
   out=$(timeout 120 $py "$plot" "$tmp/nbody" 2>&1) || { echo "$out"; gs_fail "plot nbody: exit status $?"; }
   echo "$out"
