@@ -3,7 +3,7 @@
 # Builds a baseline tree from a tarball (git archive of the commit before the change) beside the
 # built current tree, then runs the same commands with both binaries, alternating A B A B so that
 # the machine's drift falls on both alike, and prints each run's key lines: reduce's table rows,
-# nbody's per-step line and final-state hash.
+# nbody's per-step line and final-state hash (direct and tree), matmul's simt and cuBLAS rows.
 # Usage, from a built tree on a GPU node: jobs/bench/device_ab.sh BASELINE.tar [OUTDIR]
 #   (make the tarball with: git archive -o base.tar COMMIT)
 set -uo pipefail
@@ -27,7 +27,7 @@ ab() {
       [ $which = A ] && bin=$base/gpusim
       echo "== $which round $round: mpirun -np $np gpusim $*"
       mpirun --bind-to none -np "$np" "$bin" "$@" 2>&1 | tee -a "$out/ab-$which.log" |
-        grep -E '^(1|2|3|4|5|6|7|vec|onepass|cub|multi|jsplit) |^# (per step|final state|verification|timing: WARN)'
+        grep -E '^(1|2|3|4|5|6|7|vec|onepass|cub|multi|jsplit|simt|cublas) |^# (per step|final state|verification|timing: WARN)'
     done
   done
 }
@@ -35,4 +35,6 @@ ab 1 reduce --n 2^28 --block 256 --iters 30
 ab 1 reduce --n 2^30 --kernel vec,onepass,cub --iters 100 --warmup 10
 ab 1 nbody --n 2^20 --steps 5 --iters 3 --kernel multi,jsplit --output "$out/nb1"
 [ "$ngpu" -ge 2 ] && ab 2 nbody --n 2^20 --steps 5 --iters 3 --kernel multi,jsplit --output "$out/nb2"
+ab 1 nbody --solver tree --n 2^24 --steps 5 --progress off --output "$out/tr1"
+ab 1 matmul --n 16384 --kernel simt,cublas --iters 5 --warmup 1
 rm -rf "$base"
