@@ -53,7 +53,7 @@ const struct gs_opt gs_nbody_options_table[] = {
      "wall-clock budget: checkpoint and stop (exit 0) before it runs out", NULL},
     {"restart", GS_OPT_STRING, GS_B(restart), 0, 0, NULL, "PATH",
      "resume from a checkpoint file, or the newest complete one in a directory; --steps is the step to end at. "
-     "SIGTERM, SIGINT or SIGUSR1 make a run checkpoint its last completed step (abandoning the step in progress) "
+     "SIGTERM, SIGINT, SIGUSR1 or SIGUSR2 make a run checkpoint its last completed step (abandoning the step in progress) "
      "and exit 0",
      NULL},
     {"overwrite", GS_OPT_FLAG, GS_B(overwrite), 0, 0, NULL, NULL,

@@ -29,7 +29,8 @@ void gs_signal_install(void) {
   sa.sa_handler = gs_signal_handler;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART; /* MPI and I/O calls in flight carry on; the loop checks the flag */
-  const int sigs[] = {SIGTERM, SIGINT, SIGUSR1};
+  /* SIGUSR2: Grid Engine's warning before it kills a job submitted with -notify (qdel, h_rt) */
+  const int sigs[] = {SIGTERM, SIGINT, SIGUSR1, SIGUSR2};
   for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) sigaction(sigs[i], &sa, NULL);
 }
 
@@ -41,6 +42,7 @@ const char *gs_signal_name(int sig) {
   case SIGTERM: return "SIGTERM";
   case SIGINT: return "SIGINT";
   case SIGUSR1: return "SIGUSR1";
+  case SIGUSR2: return "SIGUSR2";
   default: snprintf(other, sizeof other, "signal %d", sig); return other;
   }
 }

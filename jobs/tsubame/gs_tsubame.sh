@@ -1,8 +1,9 @@
 # gs_tsubame.sh: the part of the TSUBAME 4.0 job scripts (jobs/tsubame/nbody.sh, reduce.sh) that
 # is the same in all of them, sourced by each (it is not a job script itself): the shell options,
 # the modules, the gpusim binary and the defaults of the GPUSIM_* variables, ranks per node, the
-# job's results directory, USR1 forwarding, and the functions gs_log, gs_die, gs_have, gs_run
-# and gs_nbody_args. The variables it reads are in the scripts' headers and docs/cluster.md.
+# job's results directory, USR1 and USR2 forwarding, and the functions gs_log, gs_die, gs_have,
+# gs_run, gs_walltime and gs_nbody_args. The variables it reads are in the scripts' headers and
+# docs/cluster.md.
 # Grid Engine runs a copy of the job script from its spool directory, so a script finds this file
 # through GPUSIM_JOBS, next to itself (run by hand) or in the submit directory's jobs/ (the job
 # block of each script says how); it is read when the job starts, not when it is submitted.
@@ -55,26 +56,62 @@ export NCCL_DEBUG=${NCCL_DEBUG:-WARN}
 # gs_have SUBCOMMAND: does this gpusim have it (gpusim nbody is newer than gpusim reduce)?
 gs_have() { "$GPUSIM" "$1" --help >/dev/null 2>&1; }
 
-# Graceful stop: Grid Engine sends USR1 at a soft limit (-l s_rt=, where the site allows it)
-# and, with -notify, USR1/USR2 before suspending/killing; "qsig"-style signals from the site
-# reach this shell. The trap forwards USR1 to mpirun, which passes it on to every rank.
-# gpusim nbody then abandons the step in progress, writes a checkpoint, says how to resume and
-# exits 0. A subcommand without a handler (gpusim reduce) would be killed by USR1's default
-# action, so with GPUSIM_FORWARD_USR1=auto the signal is only forwarded to a subcommand whose
-# --help mentions USR1; yes always forwards it, no never does. Not forwarded, it is logged and
-# the job runs on.
+# Graceful stop. Grid Engine signals the job's whole process group (this shell, mpirun, the
+# tee of gs_run; not the ranks, which mpirun puts in groups of their own): with -notify (the
+# scripts ask for it) qdel and the h_rt limit send USR2, then SIGKILL the queue's notify time
+# later (docs/cluster.md has the times measured); a soft limit (-l s_rt=) or a coming suspend
+# sends USR1. mpirun passes both on to every rank at once, and the traps below forward them too
+# (mpirun then passes them on again: harmless), so a job stops where the signal reached only this
+# shell. gpusim nbody then abandons the step in progress, writes a checkpoint, says how to resume
+# and exits 0. A subcommand without a handler (gpusim reduce, matmul) would be killed by the
+# signal's default action, so with GPUSIM_FORWARD_USR1=auto a signal is only forwarded to a
+# subcommand whose --help mentions it; yes always forwards it, no never does. Not forwarded, it
+# is logged and the job runs on (mpirun, signalled by Grid Engine itself, still passes it on).
+# Untrapped, USR2 would end this shell at once and the job with it, ranks mid-checkpoint.
 gs_child=
-gs_forward=no
-gs_usr1() {
+gs_forward=" " # the signals to forward, each between spaces
+gs_signal() { # gs_signal SIG: the trap of USR1 and USR2
+  [ "$1" = USR2 ] && gs_log "USR2: Grid Engine ends this job (qdel or h_rt): SIGKILL follows after the queue's notify time"
   if [ -z "$gs_child" ]; then
-    gs_log "USR1: no MPI job running"
-  elif [ "$gs_forward" = yes ]; then
-    kill -USR1 "$gs_child" 2>/dev/null && gs_log "USR1: forwarded to mpirun (graceful stop)"
+    gs_log "$1: no MPI job running"
+  elif case $gs_forward in *" $1 "*) true ;; *) false ;; esac then
+    kill -"$1" "$gs_child" 2>/dev/null && gs_log "$1: forwarded to mpirun (graceful stop)"
   else
-    gs_log "USR1: not forwarded (no graceful stop for it in this subcommand)"
+    gs_log "$1: not forwarded (no graceful stop for it in this subcommand)"
   fi
 }
-trap gs_usr1 USR1
+trap 'gs_signal USR1' USR1
+trap 'gs_signal USR2' USR2
+
+# gs_walltime: into GS_WALLTIME_ARGS, gpusim nbody's --walltime budget from the job's time limit
+# (h_rt), so that gpusim checkpoints and stops (exit 0) before Grid Engine's warning and kill:
+# the limit less GPUSIM_WALLTIME_MARGIN seconds (default a tenth of the limit, at most 120 s: for
+# mpirun's start and end, the last output) and less the time this job has run already. The limit
+# is what `qstat -j JOB_ID` says the job asked for (a qsub -l h_rt= or this script's #$ line);
+# where qstat cannot say, this script's own #$ -l h_rt= line. None when GPUSIM_ARGS has a
+# --walltime of its own, or no limit is found (then -notify's USR2 is the only warning).
+gs_secs() { # gs_secs [[H:]M:]S: seconds, or nothing
+  echo "$1" | awk -F: '/^[0-9]+(:[0-9]+)?(:[0-9]+)?$/ { s = 0; for (i = 1; i <= NF; i++) s = 60 * s + $i; print s }'
+}
+gs_walltime() {
+  local limit from margin budget
+  GS_WALLTIME_ARGS=()
+  case " $GPUSIM_ARGS " in *" --walltime"*) gs_log "time limit: --walltime from GPUSIM_ARGS"; return 0 ;; esac
+  from="qstat -j ${JOB_ID:-}"
+  limit=$(gs_secs "$([ -n "${JOB_ID:-}" ] && qstat -j "$JOB_ID" 2>/dev/null | sed -n 's/^hard resource_list: *//p' |
+    tr ', ' '\n\n' | sed -n 's/^h_rt=//p' | head -1)")
+  if [ -z "$limit" ]; then
+    from="this script's #\$ line (qstat -j gave none; a qsub -l h_rt= is not seen)"
+    limit=$(gs_secs "$(sed -n 's/^#\$ -l h_rt=\([0-9:]*\)$/\1/p' "$0" 2>/dev/null | tail -1)")
+  fi
+  [ -n "$limit" ] || { gs_log "time limit: no h_rt found: no --walltime budget (USR2 before the kill, with -notify)"; return 0; }
+  margin=${GPUSIM_WALLTIME_MARGIN:-$((limit / 10 < 120 ? limit / 10 : 120))}
+  case $margin in '' | *[!0-9]*) gs_die "GPUSIM_WALLTIME_MARGIN=$margin: want seconds" ;; esac
+  budget=$((limit - margin - SECONDS))
+  [ "$budget" -gt 0 ] || budget=1
+  GS_WALLTIME_ARGS=(--walltime "$budget")
+  gs_log "time limit: h_rt $limit s (from $from); gpusim --walltime $budget s ($margin s margin, $SECONDS s spent)"
+}
 
 # gs_run TAG SUBCOMMAND ARGS...: gpusim SUBCOMMAND on GPUSIM_NPERNODE ranks per node; output to
 # the job's log and GS_OUTDIR/TAG.out, rows appended to GS_OUTDIR/results.csv and written to
@@ -89,15 +126,21 @@ gs_run() {
   for v in PATH LD_LIBRARY_PATH OMP_NUM_THREADS $(compgen -v NCCL_); do [ -n "${!v:-}" ] && cmd+=(-x "$v"); done
   cmd+=($GPUSIM_MPIRUN_ARGS "$GPUSIM" "$sub" --backend "$GPUSIM_BACKEND"
     --csv "$GS_OUTDIR/results.csv" --json "$GS_OUTDIR/$tag.json" "$@")
-  case $GPUSIM_FORWARD_USR1 in
-    yes | no) gs_forward=$GPUSIM_FORWARD_USR1 ;;
-    # grep reads all of --help: with pipefail, grep -q stopping early could kill gpusim (SIGPIPE).
-    *) if "$GPUSIM" "$sub" --help 2>&1 | grep USR1 >/dev/null; then gs_forward=yes; else gs_forward=no; fi ;;
-  esac
+  # yes: forward USR1 and USR2; auto: those the subcommand's --help names; no: neither. (grep
+  # reads all of --help: with pipefail, grep -q stopping early could kill gpusim with SIGPIPE.)
+  gs_forward=" "
+  for v in USR1 USR2; do
+    case $GPUSIM_FORWARD_USR1 in
+      yes) gs_forward="$gs_forward$v " ;;
+      no) ;;
+      *) if "$GPUSIM" "$sub" --help 2>&1 | grep "$v" >/dev/null; then gs_forward="$gs_forward$v "; fi ;;
+    esac
+  done
   env | grep -E '^(JOB_|NHOSTS=|NSLOTS=|PE_HOSTFILE=|SGE_|GPUSIM|CUDA_VISIBLE_DEVICES=|OMP_)' | sort >"$GS_OUTDIR/$tag.env"
   gs_log "job ${JOB_ID:-none}: $GS_NNODES node(s), $GS_NRANKS rank(s), results in $GS_OUTDIR"
   gs_log "launch: ${cmd[*]}"
-  "${cmd[@]}" > >(tee -a "$GS_OUTDIR/$tag.out") 2>&1 &
+  # tee ignores USR1 and USR2: Grid Engine signals it too; killed, it loses the rest (the stop line)
+  "${cmd[@]}" > >(trap '' USR1 USR2; exec tee -a "$GS_OUTDIR/$tag.out") 2>&1 &
   gs_child=$!
   while kill -0 "$gs_child" 2>/dev/null; do wait "$gs_child"; done
   wait "$gs_child"

@@ -27,7 +27,7 @@
 #   GPUSIM_MPIRUN       the mpirun [mpirun, from the openmpi module: Open MPI 5];
 #   GPUSIM_MPIRUN_ARGS  more mpirun options [none]
 #   GPUSIM_RESULTS      where per-job directories go [$SGE_O_WORKDIR/results]
-#   GPUSIM_FORWARD_USR1 auto | yes | no: forward USR1 to gpusim [auto]
+#   GPUSIM_FORWARD_USR1 auto | yes | no: forward USR1 and USR2 to gpusim [auto]
 #   GPUSIM_JOBS         the gpusim jobs/ directory [next to this script, else $SGE_O_WORKDIR/jobs]
 # Results: $GPUSIM_RESULTS/<job name>-<job id>/: matmul.out, results.csv
 # (docs/results-schema.md), matmul.json, matmul.env. Exit status: gpusim's (0 ok, 1 failed
@@ -37,6 +37,7 @@
 #$ -N gpusim-matmul
 #$ -l node_f=2
 #$ -l h_rt=0:15:00
+#$ -notify
 #$ -j y
 
 # ---- gpusim job block: the same in every jobs/tsubame script (tests/jobs/job_scripts.sh checks) ----

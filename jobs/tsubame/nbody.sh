@@ -33,8 +33,15 @@
 #   GPUSIM_MPIRUN       the mpirun [mpirun, from the openmpi module: Open MPI 5];
 #   GPUSIM_MPIRUN_ARGS  more mpirun options [none]
 #   GPUSIM_RESULTS      where per-job directories go [$SGE_O_WORKDIR/results]
-#   GPUSIM_FORWARD_USR1 auto | yes | no: forward USR1 to gpusim [auto]
+#   GPUSIM_FORWARD_USR1 auto | yes | no: forward USR1 and USR2 to gpusim [auto]
 #   GPUSIM_JOBS         the gpusim jobs/ directory [next to this script, else $SGE_O_WORKDIR/jobs]
+#   GPUSIM_WALLTIME_MARGIN  seconds between gpusim's --walltime budget and h_rt [a tenth of h_rt,
+#                       at most 120]; a --walltime in GPUSIM_ARGS replaces the budget
+# Time limit: gpusim gets --walltime = h_rt less the margin and checkpoints and stops (exit 0)
+# before it; qdel, or h_rt reached all the same, sends USR2 (-notify) and SIGKILL after the
+# queue's notify time: gpusim checkpoints on USR2 too. Either way the log ends with "# stopped
+# after step S of T (...): resume with the same options plus --restart DIR": resubmit with
+# NBODY_RESTART=DIR (the last example above).
 # Results: $GPUSIM_RESULTS/<job name>-<job id>/: nbody.out, results.csv
 # (docs/results-schema.md), nbody.json, nbody.env, nbody-out/ (checkpoints, snapshots).
 # Exit status: gpusim's (0 ok, 1 failed verification or runtime error, 2 bad input), or 77 when
@@ -44,6 +51,7 @@
 #$ -N gpusim-nbody
 #$ -l node_f=2
 #$ -l h_rt=1:00:00
+#$ -notify
 #$ -j y
 
 # ---- gpusim job block: the same in every jobs/tsubame script (tests/jobs/job_scripts.sh checks) ----
@@ -70,6 +78,8 @@ gs_have nbody || {
   exit 77
 }
 gs_nbody_args
+gs_walltime
+GS_NBODY_ARGS+=(${GS_WALLTIME_ARGS[@]+"${GS_WALLTIME_ARGS[@]}"})
 # ---- Open MPI: time for the ranks to checkpoint after SIGTERM (scancel, qdel, a hard limit) ----
 # Signalled, mpirun (Open MPI 4.1) waits odls_base_sigkill_timeout seconds, sends the ranks SIGTERM,
 # waits as long again and sends SIGKILL (default 1 s each): too soon for gpusim nbody's checkpoint.

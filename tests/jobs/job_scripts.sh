@@ -129,11 +129,12 @@ for f in $tsubame; do
       "-N "*) echo "$val" | grep -Eq '^[A-Za-z][A-Za-z0-9_.-]*$' ;;
       "-l node_f="*) echo "$val" | grep -Eq '^node_f=[1-9][0-9]*$' ;;
       "-l h_rt="*) echo "$val" | grep -Eq '^h_rt=[0-9]+:[0-5][0-9]:[0-5][0-9]$' ;;
-      "-j y" | "-j n") true ;;
+      "-j y" | "-j n" | "-notify ") true ;;
       *) false ;;
     esac || { echo "$b: bad or unknown directive: $opt $val"; exit 1; }
   done || gs_fail "$b: directives"
-  for need in '-cwd' '-l node_f=' '-l h_rt='; do
+  # -notify: USR2 before qdel's or h_rt's SIGKILL, which the scripts trap (issue 32)
+  for need in '-cwd' '-l node_f=' '-l h_rt=' '-notify'; do
     echo "$d" | grep -q -- "^#\\\$ $need" || gs_fail "$b: no '#\$ $need'"
   done
   # The script with the shared part it sources.
@@ -196,11 +197,22 @@ hostname >"$tmp/nodefile"
 hostname >>"$tmp/nodefile"
 mkdir -p "$tmp/pbs" "$tmp/tsubame" "$tmp/bin"
 # pbsvars JOB / sgevars JOB: into V, the environment PBS Pro / Grid Engine would give the job.
-pbsvars() { V=(PBS_NODEFILE="$tmp/nodefile" PBS_JOBID="$1.pbs.example" PBS_JOBNAME=gpusim-test
+pbsvars() { V=(PBS_NODEFILE="$tmp/nodefile" PBS_JOBID="$1.pbs.example" PBS_JOBNAME=gpusim-test PATH="$tmp/bin:$PATH"
   PBS_O_WORKDIR="$tmp/pbs" GPUSIM_MPIEXEC="$MPIEXEC" GPUSIM_MPIEXEC_ARGS="$GS_MPIFLAGS"); }
 # A stand-in for the site's `module` (an environment-modules shell function there).
 printf '#!/bin/sh\necho "module $*" >>"%s"\n' "$tmp/module.log" >"$tmp/bin/module"
-chmod +x "$tmp/bin/module"
+# A stand-in qstat, for the scripts' time limit (gs_walltime): Grid Engine's qstat -j ID and PBS's
+# qstat -f ID answer with GS_FAKE_HRT / GS_FAKE_WALLTIME where set, else "no such job".
+cat >"$tmp/bin/qstat" <<'EOF2'
+#!/bin/sh
+case "$1" in
+  -j) [ -n "${GS_FAKE_HRT:-}" ] && { echo "hard resource_list:         h_rt=$GS_FAKE_HRT,node_f=2"; exit 0; } ;;
+  -f) [ -n "${GS_FAKE_WALLTIME:-}" ] && { printf '    Resource_List.walltime = %s\n' "$GS_FAKE_WALLTIME"; exit 0; } ;;
+esac
+echo "stand-in qstat: no such job" >&2
+exit 1
+EOF2
+chmod +x "$tmp/bin/module" "$tmp/bin/qstat"
 sgevars() { V=(JOB_ID="$1" JOB_NAME=gpusim-test NHOSTS=1 SGE_O_WORKDIR="$tmp/tsubame" PATH="$tmp/bin:$PATH"
   GPUSIM_NPERNODE=2 GPUSIM_MPIRUN="$MPIEXEC" GPUSIM_MPIRUN_ARGS="$GS_MPIFLAGS"); }
 check_run() { # check_run NAME RC OUTDIR JOBID [WORKLOAD]
@@ -388,6 +400,57 @@ for s in pbs/nbody.pbs tsubame/nbody.sh; do
   fi
   echo "ok: $s"
 done
+
+# ---- PBS at its walltime (issue 32), its side stood in: no PBS here. PBS sends no warning before
+# the walltime; then (and on qdel) it sends SIGTERM to every process of the job and SIGKILL after
+# the server's kill_delay. nbody.pbs gives gpusim a --walltime budget from the job's walltime
+# (here from the stand-in qstat -f), so the run stops by itself first, exit 0; a SIGTERM all the
+# same (sent here to every process of the job's session, as PBS's MoM does) leaves a checkpoint,
+# the job shell waiting (trapped) for the ranks to write it.
+if "$GPUSIM" nbody --help 2>&1 | grep -- --restart >/dev/null; then
+  pbsvars 120
+  out=$(env "${V[@]}" GS_FAKE_WALLTIME=00:00:10 GPUSIM_ARGS="--progress lines" NBODY_N=2048 NBODY_STEPS=100000000 \
+    timeout 120 bash "$jobs/pbs/nbody.pbs" 2>&1)
+  rc=$?
+  echo "$out" | grep -v '^ *[0-9]' | tail -12
+  [ $rc = 0 ] || gs_fail "pbs/nbody.pbs, walltime 10 s: exit status $rc, want 0"
+  echo "$out" | grep "time limit: walltime 10 s (from qstat -f 120.pbs.example); gpusim --walltime [0-9]* s (1 s margin" >/dev/null ||
+    gs_fail "pbs/nbody.pbs: no --walltime budget from the job's walltime"
+  echo "$out" | grep '^# stopped after step [0-9]* of 100000000 (wall-clock budget nearly spent): resume with' >/dev/null ||
+    gs_fail "pbs/nbody.pbs, walltime 10 s: gpusim did not stop by its budget"
+  echo "ok: pbs/nbody.pbs: --walltime budget from the job's walltime, stopped by itself, exit 0"
+  pbsvars 121
+  d=$tmp/pbs/results/gpusim-test-121
+  env "${V[@]}" GPUSIM_ARGS="--progress lines --energy-every 5" NBODY_N=2048 NBODY_STEPS=100000000 \
+    setsid bash -c 'echo $$ >"$0"; exec bash "$1"' "$tmp/term.sid" "$jobs/pbs/nbody.pbs" >"$tmp/term.log" 2>&1 &
+  job=$!
+  for i in $(seq 600); do grep '^ *5 ' "$d/nbody.out" >/dev/null 2>&1 && break; sleep 0.1; done
+  sid=$(cat "$tmp/term.sid")
+  for p in $(ps -eo pid=,sid= | awk -v s="$sid" '$2 == s { print $1 }'); do kill -TERM "$p" 2>/dev/null; done
+  # Then PBS's SIGKILL to whatever is left: after kill_delay, or at once when the job shell ends
+  # (the job is over then). Here once the ranks' checkpoint is there (or the job shell gone):
+  # Open MPI's mpirun, signalled too, would linger for two odls_base_sigkill_timeout periods (25 s
+  # each), forwarding none of the ranks' output meanwhile, so the stop line is not awaited.
+  for i in $(seq 600); do
+    [ -s "$d/nbody-out/checkpoint.json" ] && break
+    kill -0 "$job" 2>/dev/null || break
+    sleep 0.1
+  done
+  alive=no
+  kill -0 "$job" 2>/dev/null && alive=yes
+  for p in $(ps -eo pid=,sid= | awk -v s="$sid" '$2 == s { print $1 }'); do kill -KILL "$p" 2>/dev/null; done
+  wait "$job"
+  grep -v '^ *[0-9]' "$tmp/term.log" | tail -12
+  [ $alive = yes ] || gs_fail "pbs/nbody.pbs, SIGTERM: the job shell ended before the ranks' checkpoint (PBS then kills them)"
+  ck=$(sed -n 's/.*"file": "\(checkpoint_[0-9]*\.gsck\)".*/\1/p' "$d/nbody-out/checkpoint.json" 2>/dev/null)
+  [ -n "$ck" ] && [ -s "$d/nbody-out/$ck" ] || gs_fail "pbs/nbody.pbs, SIGTERM: no checkpoint in $d/nbody-out"
+  st=$(echo "$ck" | sed 's/^checkpoint_0*\([0-9][0-9]*\)\.gsck$/\1/')
+  grep 'TERM: PBS ends this job' "$tmp/term.log" >/dev/null || gs_fail "pbs/nbody.pbs, SIGTERM: not trapped"
+  out=$(gs_mpirun 2 nbody --backend cpu --n 2048 --iters 1 --steps $((st + 1)) --restart "$d/nbody-out" --output "$tmp/term-resume") ||
+    { echo "$out"; gs_fail "pbs/nbody.pbs, SIGTERM: its checkpoint of step $st does not resume"; }
+  echo "$out" | grep "^# restart: from $d/nbody-out at step $st " >/dev/null || gs_fail "pbs/nbody.pbs, SIGTERM: not resumed at step $st"
+  echo "ok: pbs/nbody.pbs: SIGTERM to the job's processes (walltime, qdel): checkpoint of step $st (it resumes), the job shell waited for it"
+fi
 
 # USR1 (qsig -s USR1 on PBS; s_rt or -notify on Grid Engine) while the ranks run: forwarded to
 # mpiexec and on to the ranks when asked, else logged only. A stand-in gpusim waits for "go".

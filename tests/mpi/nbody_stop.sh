@@ -1,7 +1,8 @@
 #!/bin/sh
 # Stop requests (issue 11 item 1, issue 12): SIGTERM and SIGINT, sent to the launcher (Open MPI
 # 4.1's mpirun waits 1 s, passes both on to the ranks as SIGTERM and kills them 1 s later) or straight to the ranks, with
-# steps far longer than that second and with short ones. Every stop must leave a restartable
+# steps far longer than that second and with short ones; SIGUSR2 (Grid Engine's warning before a
+# kill, issue 32) sent to mpirun. Every stop must leave a restartable
 # checkpoint of the last completed step: a step in progress is abandoned (bounded time) and its
 # state undone bit for bit, so the stopped run's state equals an uninterrupted run of as many steps.
 # Issue 30 item 9: also when rank 0 is blocked writing its output (a launcher that stopped reading).
@@ -140,6 +141,20 @@ out=$(gs_mpirun 2 nbody $common $short --steps $((s + 2)) --restart "$tmp/short_
   gs_fail "short_ranks: resume"
 echo "$out" | grep -q "^# final state: step $((s + 2))," || gs_fail "short_ranks: the resumed run did not reach step $((s + 2))"
 echo "ok: short steps, SIGTERM to the ranks: exit 0, state exact, resumed"
+
+# SIGUSR2, Grid Engine's warning before it kills a job submitted with -notify (qdel, h_rt): it
+# signals the job's process group, mpirun among it, which passes USR2 on to the ranks at once
+# (no SIGKILL after it). Without a handler the ranks would die of it.
+launch usr2_mpirun 2 $short
+await usr2_mpirun '^ *5 '
+kill -USR2 "$launcher"
+finish usr2_mpirun
+[ $rc = 0 ] || { cat "$tmp/usr2_mpirun.log"; gs_fail "usr2_mpirun: exit $rc, want 0"; }
+grep -q '^# stopped after step [0-9]* of 100000000 (SIGUSR2): resume with' "$tmp/usr2_mpirun.log" ||
+  { cat "$tmp/usr2_mpirun.log"; gs_fail "usr2_mpirun: no SIGUSR2 stop line"; }
+restartable usr2_mpirun
+same_state usr2_mpirun 2 $short
+echo "ok: short steps, SIGUSR2 to mpirun: passed on, exit 0, checkpoint of step $s, state exact"
 
 # One rank only (a signal a scheduler sends to one process): the ranks agree and all stop.
 launch one_rank 3 $short
