@@ -10,6 +10,9 @@ GS_MPIFLAGS=""
 if [ -n "${MPIEXEC:-}" ] && "$MPIEXEC" --version 2>&1 | grep -q "Open MPI\|OpenRTE"; then
   GS_MPIFLAGS="--oversubscribe --bind-to none"
   [ "$(id -u)" = 0 ] && GS_MPIFLAGS="$GS_MPIFLAGS --allow-run-as-root"
+  # The documented commands the tests run as written (scripts, examples) call mpirun without
+  # the flag: as root they need Open MPI's two variables (README: the tests set both themselves).
+  [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   # Containers often forbid the cross-memory attach Open MPI's shared memory uses.
   export OMPI_MCA_btl_vader_single_copy_mechanism=none
   export OMPI_MCA_rmaps_base_oversubscribe=1

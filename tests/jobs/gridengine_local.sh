@@ -96,7 +96,7 @@ while [ $SECONDS -lt 240 ]; do
   sleep 0.5
 done
 [ -n "$a" ] || { echo "test qsub: job $jid still not ended after 240 s"; exit 124; }
-ex=$(echo "$a" | awk '$1 == "exit_status" { print $2 }')
+ex=$(echo "$a" | awk '$1 == "exit_status" { v = $2 } END { print v }')
 echo "Job $jid exited with exit code $ex."
 exit "$ex"
 EOF
@@ -128,12 +128,13 @@ submit() {
   eval "bg_$(echo "$name" | tr -c 'a-zA-Z0-9\n' _)=$!"
 }
 jid_of() { sed -n 's/^Your job \([0-9]*\) .*/\1/p' "$1" 2>/dev/null | head -1; }
-# acct JID: exit_status and failed of the finished job, from qacct (ex, failed)
+# acct JID: exit_status and failed of the finished job, from qacct (ex, failed; its last record: an
+# accounting file that outlived a reinstall of Grid Engine may hold an older job of the same number)
 acct() {
   local i out=
   for i in $(seq 100); do out=$(qacct -j "$1" 2>/dev/null) && break; sleep 0.2; done
-  ex=$(echo "$out" | awk '$1 == "exit_status" { print $2 }')
-  failed=$(echo "$out" | awk '$1 == "failed" { print $2 }')
+  ex=$(echo "$out" | awk '$1 == "exit_status" { v = $2 } END { print v }')
+  failed=$(echo "$out" | awk '$1 == "failed" { v = $2 } END { print v }')
 }
 # collect NAME: wait for a submitted job; sets jid, rc (the test qsub's: the job's exit status), ex
 # and failed (qacct's), log (the job's -j y output, <name>.o<jid> in the submit directory), d (its
