@@ -184,7 +184,8 @@ static void test_damaged(void) {
   GS_EXPECT(gs_checkpoint_read(file, &r, &payload, &msg) == GS_OK);
   free(payload);
   snprintf(bad, sizeof bad, "%s/bad.gsck", dir);
-  snprintf(cmd, sizeof cmd, "cp %s %s && printf 'X' | dd of=%s bs=1 seek=2000 conv=notrunc 2>/dev/null", file, bad, bad);
+  snprintf(cmd, sizeof cmd, "cp %s %s && printf 'X' | dd of=%s bs=1 seek=2000 conv=notrunc 2>/dev/null", file, bad,
+           bad);
   GS_EXPECT(system(cmd) == 0);
   GS_EXPECT(refused(bad, "data are corrupted"));
   snprintf(cmd, sizeof cmd, "cp %s %s && printf 'X' | dd of=%s bs=1 seek=20 conv=notrunc 2>/dev/null", file, bad, bad);
@@ -215,21 +216,31 @@ static void test_not_a_checkpoint(void) {
 
 /* Item 6: a header whose checksum matches is still checked field by field (the unedited file
  * is read first, so each refusal is the edited field's doing). */
-static void test_header_fields(void) {
+/* The good checkpoint of step 20 read back (file), and bad.gsck beside it (bad). */
+static void good_and_bad(char *file, char *bad, size_t size) {
   struct gs_ckpt_header r;
   struct gs_msg msg;
   void *payload;
-  char file[512], bad[512];
-  snprintf(file, sizeof file, "%s/checkpoint_000000020.gsck", dir);
-  snprintf(bad, sizeof bad, "%s/bad.gsck", dir);
+  snprintf(file, size, "%s/checkpoint_000000020.gsck", dir);
+  snprintf(bad, size, "%s/bad.gsck", dir);
   GS_EXPECT(gs_checkpoint_read(file, &r, &payload, &msg) == GS_OK);
   free(payload);
-  void (*edits[])(struct gs_ckpt_header *) = {huge_step, not_tiles, no_bodies, odd_law, nan_dt, odd_precision};
-  const char *field[] = {"field step", "field npad", "field n ", "field law", "field dt", "field precision"};
-  for (int k = 0; k < 6; k++) {
+}
+
+/* Each edit of the good file's header, re-checksummed into bad, is refused naming its field. */
+static void refuse_edits(void (*const edits[])(struct gs_ckpt_header *), const char *const field[], int n) {
+  char file[512], bad[512];
+  good_and_bad(file, bad, sizeof file);
+  for (int k = 0; k < n; k++) {
     forge(file, bad, edits[k]);
     GS_EXPECT(refused(bad, field[k]));
   }
+}
+
+static void test_header_fields(void) {
+  void (*const edits[])(struct gs_ckpt_header *) = {huge_step, not_tiles, no_bodies, odd_law, nan_dt, odd_precision};
+  const char *const field[] = {"field step", "field npad", "field n ", "field law", "field dt", "field precision"};
+  refuse_edits(edits, field, 6);
 }
 
 /* Issue 30, item 11: the fields' values within the command line's limits (--leaf, --seed), a
@@ -240,21 +251,16 @@ static void test_forged_values(void) {
   struct gs_msg msg;
   void *payload;
   char file[512], bad[512];
-  snprintf(file, sizeof file, "%s/checkpoint_000000020.gsck", dir);
-  snprintf(bad, sizeof bad, "%s/bad.gsck", dir);
-  GS_EXPECT(gs_checkpoint_read(file, &r, &payload, &msg) == GS_OK);
-  free(payload);
-  void (*edits[])(struct gs_ckpt_header *) = {huge_leaf, direct_theta, huge_seed, no_softening, odd_ic, disk_softened};
-  const char *field[] = {"leaf = 2147483647 are not a tree's settings",
-                         "are not a direct run's",
-                         "field seed = 9223372036854775809 is beyond the largest --seed",
-                         "are not the softened law's",
-                         "field ic = 'plummer\"}' is not",
-                         "field ic = 'disk' is not"};
-  for (int k = 0; k < 6; k++) {
-    forge(file, bad, edits[k]);
-    GS_EXPECT(refused(bad, field[k]));
-  }
+  void (*const edits[])(struct gs_ckpt_header *) = {huge_leaf,    direct_theta, huge_seed,
+                                                    no_softening, odd_ic,       disk_softened};
+  const char *const field[] = {"leaf = 2147483647 are not a tree's settings",
+                               "are not a direct run's",
+                               "field seed = 9223372036854775809 is beyond the largest --seed",
+                               "are not the softened law's",
+                               "field ic = 'plummer\"}' is not",
+                               "field ic = 'disk' is not"};
+  refuse_edits(edits, field, 6);
+  good_and_bad(file, bad, sizeof file);
   forge_value(file, bad, 4 * 17 + 1, NAN); /* body 17's y */
   GS_EXPECT(refused(bad, "body 17's position (y) is nan: not finite"));
   forge_value(file, bad, 4 * 256 + 4 * 3, INFINITY); /* body 3's vx */
