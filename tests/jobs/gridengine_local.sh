@@ -35,7 +35,8 @@ why=$(gs_ge_check)
 [ -n "${MPIEXEC:-}" ] && "$MPIEXEC" --version 2>&1 | grep 'Open MPI\|OpenRTE' >/dev/null ||
   gs_skip "no Open MPI mpiexec (the TSUBAME scripts run Open MPI's mpirun)"
 command -v mpirun >/dev/null 2>&1 || gs_skip "no mpirun on PATH (the TSUBAME scripts' launcher)"
-"$GPUSIM" nbody --help 2>&1 | grep -- --walltime >/dev/null || gs_hard "gpusim nbody has no --walltime"
+help=$("$GPUSIM" nbody --help 2>&1) || gs_hard "gpusim nbody --help failed: $help"
+case $help in *--walltime*) ;; *) gs_hard "gpusim nbody has no --walltime" ;; esac
 command -v flock >/dev/null 2>&1 || gs_skip "no flock (util-linux): one Grid Engine test at a time"
 exec 9>/var/lock/gpusim-gridengine.lock
 flock -w 1200 9 || gs_hard "another Grid Engine test held /var/lock/gpusim-gridengine.lock for 20 minutes"
