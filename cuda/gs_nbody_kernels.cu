@@ -348,20 +348,24 @@ gs_nb_slice_sum_kernel(const gs_nb_vec_t<T> *__restrict__ pos, uint64_t i_first,
 
 /* ---- host side ------------------------------------------------------------------------------ */
 
-/* Kernel 8's j-split plan. The model: every block of the slice kernel does the same work, tps
- * tiles, and an SM runs `occ` of them at a time; blocks = bi * S for bi blocks of targets and S
- * slices, the busiest SM gets L = ceil(blocks / SMs) and needs ceil(L / occ) waves, each as long
- * as a full one (conservative: a partly filled SM is counted as if it needed every resident warp
- * to reach full speed, so ties go to grids that fill the machine). Time = waves * occ * tps in
- * units of one block-tile at full SM speed (3-4 us on an H200 in either precision). A split adds
- * the partials' traffic and a second launch: GS_NB_SPLIT_FIXED units plus one per
- * GS_NB_SPLIT_BYTES written and read back. S = 1 is kept unless a split is predicted to save more
- * than GS_NB_SPLIT_GAIN: the model is coarse, and a split costs the caller workspace; among the
- * splits, the fewest slices within GS_NB_SPLIT_SLACK of the best prediction win. */
+/* Kernel 8's j-split plan. The model: the slice kernel's blocks are bi targets blocks times S
+ * slices of at most tps = ceil(jt / S) source tiles each; the block scheduler deals them out to the
+ * SMs, so the busiest SM gets L = ceil(blocks / SMs) of them and the grid takes L * tps units of one
+ * block-tile, times (1 + GS_NB_SPLIT_TAIL / L) for what a few blocks per SM lose: one resident
+ * block of 128 threads reaches about 80% of an SM's rate, and the scheduler does not deal a small
+ * grid out evenly (measured on 2 H200: 2^16 targets ran 2.60 ms with one block per SM, 2.11 ms with
+ * 31; docs/performance.md). The one-wave-per-`occ` model used before counted a part-filled wave as
+ * a full one and so never split 2^19 targets: their 1024 blocks left 100 SMs with 8 and 32 with 7,
+ * 3% lost, where 33 slices (256 blocks on every SM) ran 3.3% faster. A split adds the partials'
+ * traffic and a second launch: GS_NB_SPLIT_FIXED units plus one per GS_NB_SPLIT_BYTES written and
+ * read back. S = 1 is kept unless a split is predicted to save more than GS_NB_SPLIT_GAIN; among the
+ * splits, the fewest slices within GS_NB_SPLIT_SLACK of the best prediction win (less workspace and
+ * partial traffic for a difference below what the model resolves). */
+#define GS_NB_SPLIT_TAIL 0.25
 #define GS_NB_SPLIT_FIXED 2.0
 #define GS_NB_SPLIT_BYTES (8.0 * 1024 * 1024)
-#define GS_NB_SPLIT_GAIN 0.05
-#define GS_NB_SPLIT_SLACK 0.03
+#define GS_NB_SPLIT_GAIN 0.01
+#define GS_NB_SPLIT_SLACK 0.005
 #define GS_NB_MAX_SLICES 256u
 
 struct gs_nb_plan {
@@ -370,15 +374,15 @@ struct gs_nb_plan {
   size_t ws;          /* partials: slices * i_count vectors */
 };
 
-/* Predicted time of `blocks` blocks of tps tiles each (see above). */
-static double gs_nb_grid_time(uint64_t blocks, uint64_t tps, int sms, int occ)
+/* Predicted time of `blocks` blocks of at most tps tiles each (see above). */
+static double gs_nb_grid_time(uint64_t blocks, uint64_t tps, int sms)
 {
-  const uint64_t L = (blocks + sms - 1) / sms, waves = (L + occ - 1) / occ;
-  return (double)(waves * occ) * (double)tps;
+  const uint64_t L = (blocks + sms - 1) / sms;
+  return (double)L * (double)tps * (1.0 + GS_NB_SPLIT_TAIL / (double)L);
 }
 
-/* The SM count and the slice kernel's occupancy come from the launch context c: the same c gives
- * the workspace query and the launch the same plan. */
+/* The SM count comes from the launch context c: the same c gives the workspace query and the
+ * launch the same plan. */
 template <typename T, int LAW, bool POT>
 static cudaError_t gs_nb_split_plan(struct gs_cuda_ctx *c, uint64_t i_count, uint64_t j_count, gs_nb_plan *p)
 {
@@ -388,26 +392,20 @@ static cudaError_t gs_nb_split_plan(struct gs_cuda_ctx *c, uint64_t i_count, uin
   p->ws = 0;
   const uint64_t bi = (i_count + B * K - 1) / (B * K), jt = (j_count + B - 1) / B;
   if (jt < 2) return cudaSuccess;
-  int sms = c->sm_count, occ = 0;
-  const cudaError_t e = (cudaError_t)gs_cuda_ctx_occupancy(c, (const void *)gs_nb_slice_kernel<T, LAW, POT>,
-                                                           gs_nb_shape<T>::B, &occ);
-  if (e != cudaSuccess) return e;
-  if (sms < 1) sms = 1;
+  const int sms = c->sm_count > 0 ? c->sm_count : 1;
 
   const uint64_t smax = jt < GS_NB_MAX_SLICES ? jt : GS_NB_MAX_SLICES;
   double t[GS_NB_MAX_SLICES + 1];
-  double best = t[1] = gs_nb_grid_time(bi, jt, sms, occ);
+  double best = t[1] = gs_nb_grid_time(bi, jt, sms);
   for (uint64_t s = 2; s <= smax; ++s) {
     const uint64_t tps = (jt + s - 1) / s;
     t[s] = -1;
     if ((jt + tps - 1) / tps != s) continue; /* s slices of tps tiles would leave one empty */
     const double bytes = 2.0 * (double)s * (double)i_count * sizeof(gs_nb_vec_t<T>);
-    t[s] = gs_nb_grid_time(bi * s, tps, sms, occ) + GS_NB_SPLIT_FIXED + bytes / GS_NB_SPLIT_BYTES;
+    t[s] = gs_nb_grid_time(bi * s, tps, sms) + GS_NB_SPLIT_FIXED + bytes / GS_NB_SPLIT_BYTES;
     if (t[s] < best) best = t[s];
   }
   if (best >= (1.0 - GS_NB_SPLIT_GAIN) * t[1]) return cudaSuccess;
-  /* the fewest slices within GS_NB_SPLIT_SLACK of the best: less workspace and partial traffic
-   * for a difference below what the model can resolve */
   for (uint64_t s = 2; s <= smax; ++s)
     if (t[s] >= 0 && t[s] <= (1.0 + GS_NB_SPLIT_SLACK) * best) {
       const uint64_t tps = (jt + s - 1) / s;
