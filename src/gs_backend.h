@@ -242,8 +242,21 @@ int gs_backend_at(int i, const char **label, const struct gs_backend **table);
 /* The kernel of list (count entries) named name, or NULL. */
 const struct gs_kernel *gs_backend_kernel(const struct gs_kernel *list, int count, const char *name);
 
+/* Every backend's N-body kernel names, built or not (a CPU-only build still knows CUDA's, so that
+ * --kernel says they do not run on its backend, not that they are no kernel): into known,
+ * NULL-terminated (at most max - 1 names), the numbered backends' first, and into text (size
+ * bytes; NULL: none) as "a, b (cuda), c (cpu)", each backend's names then its name. Returns how
+ * many of known --kernel may also give by number 1..that (a numbered backend's list: CUDA's
+ * ladder and ours). The names are the backends' own (gs_backend_cpu_nbody.c,
+ * gs_backend_cuda_names.c): no driver spells one. */
+int gs_backend_nbody_names(const char **known, int max, char *text, size_t size);
+
 /* The backends' tables (gs_backend_cpu.c, and gs_backend_cuda.c in a CUDA build). */
 extern const struct gs_backend gs_backend_cpu_ops;
 extern const struct gs_backend gs_backend_cuda_ops;
+/* Their N-body kernel lists, each ended by a NULL name, in every build (gs_backend_cpu_nbody.c,
+ * gs_backend_cuda_names.c): what their nbody sub-tables hold. */
+extern const struct gs_kernel gs_backend_cpu_nbody_kernels[];
+extern const struct gs_kernel gs_backend_cuda_names_nbody[];
 
 #endif

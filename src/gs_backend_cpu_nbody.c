@@ -112,13 +112,15 @@ static void gs_cpu_nbody_terms(gs_ctx *c, int prec, const void *pos, const void 
   gs_backend_cpu_nbody_terms(prec, pos, vel, acc, count, terms);
 }
 
-/* One kernel: the OpenMP direct sum (the drivers' reference is a separate double sum). */
-static const struct gs_kernel gs_cpu_nbody_kernels[] = {
+/* One kernel: the OpenMP direct sum (the drivers' reference is a separate double sum). A NULL
+ * name ends the list (gs_backend.c reads it so, for --kernel's names). */
+const struct gs_kernel gs_backend_cpu_nbody_kernels[] = {
     {"omp", "OpenMP direct sum on the host", 0, GS_KERNEL_INTERNAL},
+    {NULL, NULL, 0, 0},
 };
 
 const struct gs_nbody_ops gs_backend_cpu_nbody_ops = {
-    .kernels = gs_cpu_nbody_kernels,
+    .kernels = gs_backend_cpu_nbody_kernels,
     .count = 1,
     .workspace = gs_cpu_nbody_workspace,
     .forces = gs_cpu_nbody_forces,

@@ -1,19 +1,9 @@
 /* gs_backend_cuda_nbody.c: the CUDA backend's N-body primitives over the launchers of
- * cuda/gs_nbody_*.cu, and its kernel list: the seed 004 ladder, then ours. */
+ * cuda/gs_nbody_*.cu; its kernel list (the seed 004 ladder, then ours) is in
+ * gs_backend_cuda_names.c, which every build has. */
 #include <config.h>
 
 #include "gs_backend_cuda.h"
-
-static const struct gs_kernel gs_cuda_nbody_kernels[] = {
-    {"global", "1 thread/body, global memory, i != j", GS_NK_GLOBAL, GS_KERNEL_LADDER},
-    {"rsqrt", "+ rsqrtf", GS_NK_RSQRT, GS_KERNEL_LADDER},
-    {"shared", "+ shared-memory tiles", GS_NK_SHARED, GS_KERNEL_LADDER},
-    {"unroll", "+ unroll 8", GS_NK_UNROLL, GS_KERNEL_LADDER},
-    {"soften", "+ softening, no i != j branch", GS_NK_SOFTEN, GS_KERNEL_LADDER},
-    {"fma", "+ FMA-friendly ordering", GS_NK_FMA, GS_KERNEL_LADDER},
-    {"multi", "several bodies/thread, Hopper tiles", GS_NK_MULTI, 0},
-    {"jsplit", "multi + j range split over blocks", GS_NK_JSPLIT, GS_KERNEL_INTERNAL},
-};
 
 static size_t gs_cuda_nbody_workspace(gs_ctx *c, const struct gs_nbody_force_args *a) {
   return gs_nbody_kernels_workspace(&c->cu, a);
@@ -39,8 +29,8 @@ static void gs_cuda_nbody_terms(gs_ctx *c, int prec, const void *pos, const void
 }
 
 const struct gs_nbody_ops gs_backend_cuda_nbody_ops = {
-    .kernels = gs_cuda_nbody_kernels,
-    .count = sizeof gs_cuda_nbody_kernels / sizeof *gs_cuda_nbody_kernels,
+    .kernels = gs_backend_cuda_names_nbody,
+    .count = GS_NK_COUNT - 1, /* the list holds every force kernel, one per id */
     .workspace = gs_cuda_nbody_workspace,
     .forces = gs_cuda_nbody_forces,
     .kick = gs_cuda_nbody_kick,

@@ -28,7 +28,7 @@
  * of them. GS_USAGE if the user named one it cannot run. */
 static int gs_nbody_select(struct gs_nbody_job *job, unsigned *mask, struct gs_msg *msg) {
   const struct gs_nbody_ops *ops = job->be->nbody;
-  if (gs_kernel_list_select(job->o->kernels, gs_nbody_options_kernels, GS_NBODY_OPTIONS_NUMBERED, ops->kernels,
+  if (gs_kernel_list_select(job->o->kernels, gs_nbody_options_kernels, gs_nbody_options_numbered, ops->kernels,
                             ops->count, job->be->name, mask, msg) != GS_OK)
     return GS_USAGE;
   for (int i = 0; i < ops->count; i++)
@@ -211,7 +211,6 @@ const struct gs_workload gs_nbody_workload = {
     .opts_size = sizeof(struct gs_nbody_opts),
     .defaults = gs_nbody_options_defaults,
     .validate = gs_nbody_options_validate,
-    .kernels = gs_nbody_options_kernels,
-    .numbered = GS_NBODY_OPTIONS_NUMBERED,
+    .kernels = gs_nbody_options_kernels, /* filled in by its defaults, numbered as gs_nbody_options_numbered says */
     .main = gs_nbody_main,
 };

@@ -1,17 +1,33 @@
 /* gs_nbody_options.c: `gpusim nbody`'s option table, defaults and cross-option checks. */
 #include "gs_nbody_options.h"
 
+#include <stdio.h>
 #include <string.h>
 
+#include "gs_backend.h"
 #include "gs_exchange.h"
 #include "gs_kernel_list.h"
 
 #define GS_B(field) GS_OPT_AT(struct gs_nbody_opts, field)
 
-/* Every force kernel name a backend may have (the CUDA ladder and ours, numbered 1..8, and the
- * CPU's omp). */
-const char *const gs_nbody_options_kernels[] = {"global", "rsqrt", "shared", "unroll", "soften",
-                                                "fma",    "multi", "jsplit", "omp",    NULL};
+/* --kernel's names and help line come from the backends' own lists (gs_backend_nbody_names):
+ * this file names no kernel. The option table is static data, so they are made when the
+ * subcommand's defaults are (gs_options_parse names the subcommand before it reads any of its
+ * options, validates them or prints its help), the same every time. */
+const char *gs_nbody_options_kernels[GS_NBODY_OPTIONS_KERNELS_MAX];
+int gs_nbody_options_numbered;
+static char gs_nbody_options_kernel_help[512];
+
+static void gs_nbody_options_kernel_names(void) {
+  char names[256];
+  gs_nbody_options_numbered = gs_backend_nbody_names(gs_nbody_options_kernels, GS_NBODY_OPTIONS_KERNELS_MAX, names,
+                                                     sizeof names);
+  char numbers[32] = "";
+  if (gs_nbody_options_numbered) snprintf(numbers, sizeof numbers, "1..%d / ", gs_nbody_options_numbered);
+  snprintf(gs_nbody_options_kernel_help, sizeof gs_nbody_options_kernel_help,
+           "all, ladder, or a list of %s%s; each is timed and verified, the last one runs the simulation (default all)",
+           numbers, names);
+}
 
 const struct gs_opt gs_nbody_options_table[] = {
     {"n", GS_OPT_COUNT, GS_B(n), 1, (int64_t)1 << 40, NULL, "N", "bodies (default 2^18)", NULL},
@@ -27,10 +43,7 @@ const struct gs_opt gs_nbody_options_table[] = {
     {"precision", GS_OPT_CHOICE, GS_B(precision), 0, 0, "single|double", "P",
      "arithmetic: single (also float, fp32) or double (fp64), any case (default single)",
      "single=single,float=single,fp32=single,f32=single,double=double,fp64=double,f64=double"},
-    {"kernel", GS_OPT_STRING, GS_B(kernels), 0, 0, NULL, "LIST",
-     "all, ladder, or a list of 1..8 / global, rsqrt, shared, unroll, soften, fma, multi, jsplit (cuda), omp (cpu); "
-     "each is timed and verified, the last one runs the simulation (default all)",
-     NULL},
+    {"kernel", GS_OPT_STRING, GS_B(kernels), 0, 0, NULL, "LIST", gs_nbody_options_kernel_help, NULL},
     {"energy-every", GS_OPT_INT, GS_B(energy_every), 0, 100000000, NULL, "K",
      "energy, momentum and centre-of-mass diagnostics every K steps (default 0: start and end only)", NULL},
     {"overlap", GS_OPT_CHOICE, GS_B(overlap), 0, 0, "off|on", "O",
@@ -107,6 +120,7 @@ static void gs_nbody_options_ic(struct gs_nbody_opts *b) {
 
 void gs_nbody_options_defaults(void *opts) {
   struct gs_nbody_opts *b = opts;
+  gs_nbody_options_kernel_names();
   b->n = (uint64_t)1 << 18;
   b->steps = 10;
   b->dt = 0.001;
@@ -176,7 +190,7 @@ int gs_nbody_options_validate(const struct gs_options *o, void *opts, struct gs_
   gs_nbody_options_ic(b);
   if (b->dt <= 0) return gs_error_msg(msg, "--dt: must be > 0");
   if (b->eps <= 0) return gs_error_msg(msg, "--eps: must be > 0 (Plummer softening; --ic disk uses a cutoff instead)");
-  if (gs_kernel_list_check(b->kernels, gs_nbody_options_kernels, GS_NBODY_OPTIONS_NUMBERED, msg) != GS_OK)
+  if (gs_kernel_list_check(b->kernels, gs_nbody_options_kernels, gs_nbody_options_numbered, msg) != GS_OK)
     return GS_USAGE;
   if (gs_options_given(o, "n") && !gs_nbody_options_preset(b->ic))
     return gs_error_msg(msg, "--n and --ic FILE contradict: the file's lines are the bodies; give one");

@@ -56,10 +56,13 @@ int gs_nbody_options_adopted(const struct gs_options *o, const struct gs_nbody_o
 /* Is ic one of the generated initial conditions (not a file), in any case? */
 int gs_nbody_options_preset(const char *ic);
 
-/* The option table (NULL-terminated), the names --kernel takes, defaults and cross-checks (struct gs_workload). */
+/* The option table (NULL-terminated), the names --kernel takes (every backend's, NULL-terminated;
+ * the first gs_nbody_options_numbered of them also by number: CUDA's ladder and ours), defaults and
+ * cross-checks (struct gs_workload). The names are filled in by the defaults. */
 extern const struct gs_opt gs_nbody_options_table[];
-extern const char *const gs_nbody_options_kernels[];
-#define GS_NBODY_OPTIONS_NUMBERED 8 /* --kernel 1..8 name the CUDA ladder and ours */
+#define GS_NBODY_OPTIONS_KERNELS_MAX 32
+extern const char *gs_nbody_options_kernels[GS_NBODY_OPTIONS_KERNELS_MAX];
+extern int gs_nbody_options_numbered;
 void gs_nbody_options_defaults(void *opts);
 int gs_nbody_options_validate(const struct gs_options *o, void *opts, struct gs_msg *msg);
 

@@ -2,8 +2,8 @@
  * the bodies this rank holds, how they are distributed, its state, queues' use, events and
  * exchange, and its reports. The driver (gs_nbody.c, gs_nbody_step.c, gs_nbody_energy.c,
  * gs_nbody_io.c) reaches bodies only through it and never asks which solver runs. Adding a
- * solver: its own file(s), its table's declaration below and one line in gs_nbody_solver.c's table
- * (docs/architecture.md). */
+ * solver: its own file(s) and one line in gs_nbody_solver.c's list, which declares its table
+ * (this header names no solver; docs/architecture.md). */
 #ifndef GS_NBODY_SOLVER_H
 #define GS_NBODY_SOLVER_H
 
@@ -72,11 +72,6 @@ struct gs_nbody_solver {
   void (*ckpt)(const struct gs_nbody_job *job, struct gs_ckpt_header *h); /* its fields of a header */
   void (*close)(void *s);
 };
-
-/* The solvers (declared here, as gs_backend.h declares the backends, so that the table in
- * gs_nbody_solver.c includes no solver's header). */
-extern const struct gs_nbody_solver gs_nbody_direct_ops;      /* gs_nbody_direct.c */
-extern const struct gs_nbody_solver gs_nbody_tree_solver_ops; /* gs_nbody_tree_solver.c */
 
 /* The solver of --solver's value (GS_NBODY_DIRECT, GS_NBODY_TREE), or NULL. */
 const struct gs_nbody_solver *gs_nbody_solver_find(int id);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "gs_bench.h"
 #include "gs_nbody_ladder.h"
 #include "gs_nbody_ref.h"
 #include "gs_nbody_tree.h"
@@ -218,25 +219,19 @@ static void gs_nbody_tree_potential(struct gs_nbody_tree *t, const struct gs_tre
   fflush(stdout);
 }
 
-/* --iters timed evaluations into the scratch d_acc_scratch (the table's first one's forces their a_old):
- * total, build and walk, median of this rank. No gate: a backend's build may wait on the host
- * for its own queue (a count read back to size the next launch), which a closed gate would hold
- * up; the events still time the device's work, plus any launch gaps between the tree's kernels. */
-static struct gs_stats gs_nbody_tree_time(struct gs_nbody_tree *tr, double *build, double *walk) {
-  struct gs_nbody_job *job = tr->repl.job;
-  int iters = job->o->iters;
-  double *t = malloc(sizeof *t * 3 * (size_t)iters);
-  if (!t) GS_DIE(&job->run->where, "malloc", "out of memory");
-  for (int i = 0; i < iters; i++) {
-    gs_nbody_tree_forces(tr, job->d_acc_scratch, 0, 0, 0);
-    gs_nbody_tree_times(tr, &t[iters + i], &t[2 * iters + i]);
-    t[i] = t[iters + i] + t[2 * iters + i];
-  }
-  struct gs_stats s = gs_stats_of(t, iters);
-  *build = gs_stats_of(t + iters, iters).median, *walk = gs_stats_of(t + 2 * iters, iters).median;
-  free(t);
-  return s;
-}
+/* The first evaluation's table over the harness (gs_bench.h): one row, the tree's. The check
+ * comes first (prepare), then --iters timed evaluations into the scratch d_acc_scratch (the
+ * check's forces their a_old), each the build's and the walk's device seconds; no warm-up: the
+ * checked evaluation was one. No gate (run_timed): a backend's build may wait on the host for its
+ * own queue (a count read back to size the next launch), which a closed gate would hold up; the
+ * events still time the device's work, plus any launch gaps between the tree's kernels. */
+struct gs_nbody_tree_bench {
+  struct gs_nbody_tree *t;
+  double tol, inter[2];
+  struct gs_tree_err e;
+  int v;                /* the check's verdict (gs_nbody_tree_verdict), rank 0's on every rank */
+  double *build, *walk; /* this rank's timed evaluations' parts */
+};
 
 /* The walk's counters of one evaluation, summed over the ranks: body-body, body-cell. */
 static void gs_nbody_tree_counted(struct gs_nbody_tree *t, double inter[2]) {
@@ -251,50 +246,86 @@ static void gs_nbody_tree_counted(struct gs_nbody_tree *t, double inter[2]) {
   t->flops = inter[0] * GS_NBODY_FLOPS + inter[1] * GS_NBODY_TREE_CELL_FLOPS;
 }
 
-/* Rank 0: the table's row and its result row. */
-static void gs_nbody_tree_row(struct gs_nbody_tree *tr, const struct gs_stats *slow, double build, double walk,
-                              const double inter[2], const struct gs_tree_err *e, int v) {
-  struct gs_nbody_job *job = tr->repl.job;
-  const char *ok = v == 1 ? "OK" : v ? "WARNING" : "FAILED";
-  double n = job->n ? (double)job->n : 1, t = slow->median;
-  printf("%-8s %9s %9s %9s %10s %10s %9s %10s  %s\n", "solver", "build_ms", "walk_ms", "ms", "bb/body", "bc/body",
-         "GFLOP/s", "p99_err", "check");
-  printf("%-8s %9.3f %9.3f %9.3f %10.1f %10.1f %9.2f %10.2e  %s\n", "tree", build * 1e3, walk * 1e3, t * 1e3,
-         inter[0] / n, inter[1] / n, tr->flops / t / 1e9, e->p99, ok);
-  struct gs_row row = {.workload = "nbody",
-                       .kernel = "tree",
-                       .rank = -1,
-                       .problem_size = job->n,
-                       .iterations = job->o->iters,
-                       .t_min = slow->min,
-                       .t_median = t,
-                       .t_max = slow->max,
-                       .metric = "interactions",
-                       .value = tr->inter / t,
-                       .unit = "1/s",
-                       .efficiency = -1};
-  char extra[160];
-  snprintf(extra, sizeof extra, "phase=forces;solver=tree;theta=%g;opening=%s;build_s=%.4g;walk_s=%.4g;p99_err=%.3g;check=%s",
-           job->o->theta, job->o->opening ? "relative" : "geometric", build, walk, e->p99, ok);
-  gs_nbody_ladder_params(job, row.params, sizeof row.params, extra);
-  gs_report_add(&job->rep, &row);
-  fflush(stdout);
-}
-
-void gs_nbody_tree_report_table(struct gs_nbody_tree *t, double tol) {
+/* The forces at the current positions (counted), checked against the reference; the potential's
+ * line. Collective. */
+static void gs_nbody_tree_report_prepare(struct gs_bench *b, const struct gs_kernel *k) {
+  struct gs_nbody_tree_bench *tb = b->w;
+  struct gs_nbody_tree *t = tb->t;
   struct gs_nbody_job *job = t->repl.job;
+  (void)k;
   job->be->zero_device(job->ctx, t->d_counts, GS_TREE_COUNTS * sizeof(uint64_t), job->qc);
   /* a_old of the timed ones */
   gs_nbody_tree_forces(t, job->d_acc_scratch, 0, 1, GS_NBODY_TREE_COUNT | GS_NBODY_TREE_KEEP);
-  double inter[2], build, walk;
-  gs_nbody_tree_counted(t, inter);
+  gs_nbody_tree_counted(t, tb->inter);
   struct gs_tree_sample sm = gs_nbody_tree_sample(job);
-  struct gs_tree_err e = gs_nbody_tree_check(job, &sm, job->d_acc_scratch);
-  int ok = gs_nbody_tree_verdict(job, "start", &e, tol);
+  tb->e = gs_nbody_tree_check(job, &sm, job->d_acc_scratch);
+  tb->v = gs_nbody_tree_verdict(job, "start", &tb->e, tb->tol);
+  /* the statistics are rank 0's: its verdict is the one every rank gives the harness */
+  GS_CHECK_MPI(&job->run->where, MPI_Bcast(&tb->v, 1, MPI_INT, 0, MPI_COMM_WORLD));
   gs_nbody_tree_potential(t, &sm);
   free(sm.idx), free(sm.ref);
-  struct gs_stats slow = gs_stats_slowest(&job->run->where, gs_nbody_tree_time(t, &build, &walk), NULL);
-  if (job->run->rank == 0) gs_nbody_tree_row(t, &slow, build, walk, inter, &e, ok);
+}
+
+/* One timed evaluation: its build and walk seconds kept (i >= 0), their sum returned. */
+static double gs_nbody_tree_report_run(struct gs_bench *b, const struct gs_kernel *k, int i) {
+  struct gs_nbody_tree_bench *tb = b->w;
+  double build, walk;
+  (void)k;
+  gs_nbody_tree_forces(tb->t, tb->t->repl.job->d_acc_scratch, 0, 0, 0);
+  gs_nbody_tree_times(tb->t, &build, &walk);
+  if (i >= 0) tb->build[i] = build, tb->walk[i] = walk;
+  return build + walk;
+}
+
+static int gs_nbody_tree_report_verify(struct gs_bench *b, const struct gs_kernel *k, struct gs_bench_result *r) {
+  const struct gs_nbody_tree_bench *tb = b->w;
+  (void)k;
+  r->extra[0] = gs_stats_of(tb->build, b->iters).median, r->extra[1] = gs_stats_of(tb->walk, b->iters).median;
+  return tb->v != 0;
+}
+
+/* Rank 0: the table's head and row (build and walk: this rank's medians; ms: the slowest rank's
+ * median) and its result row. */
+static void gs_nbody_tree_report_row(struct gs_bench *b, const struct gs_kernel *k, const struct gs_bench_result *r) {
+  const struct gs_nbody_tree_bench *tb = b->w;
+  const struct gs_nbody_tree *tr = tb->t;
+  struct gs_nbody_job *job = tr->repl.job;
+  const char *ok = tb->v == 1 ? "OK" : tb->v ? "WARNING" : "FAILED";
+  double n = job->n ? (double)job->n : 1, t = r->slow.median, build = r->extra[0], walk = r->extra[1];
+  printf("%-8s %9s %9s %9s %10s %10s %9s %10s  %s\n", "solver", "build_ms", "walk_ms", "ms", "bb/body", "bc/body",
+         "GFLOP/s", "p99_err", "check");
+  printf("%-8s %9.3f %9.3f %9.3f %10.1f %10.1f %9.2f %10.2e  %s\n", k->name, build * 1e3, walk * 1e3, t * 1e3,
+         tb->inter[0] / n, tb->inter[1] / n, tr->flops / t / 1e9, tb->e.p99, ok);
+  struct gs_row row = gs_bench_row(b, k, r, "interactions", tr->inter / t, "1/s", -1);
+  char extra[160];
+  snprintf(extra, sizeof extra, "phase=forces;solver=tree;theta=%g;opening=%s;build_s=%.4g;walk_s=%.4g;p99_err=%.3g;check=%s",
+           job->o->theta, job->o->opening ? "relative" : "geometric", build, walk, tb->e.p99, ok);
+  gs_nbody_ladder_params(job, row.params, sizeof row.params, extra);
+  gs_report_add(b->rep, &row);
+}
+
+static const struct gs_bench_ops gs_nbody_tree_report_ops = {
+    .prepare = gs_nbody_tree_report_prepare,
+    .run_timed = gs_nbody_tree_report_run,
+    .verify = gs_nbody_tree_report_verify,
+    .row = gs_nbody_tree_report_row,
+};
+
+/* The harness's kernel list: the tree, its result rows' kernel. */
+static const struct gs_kernel gs_nbody_tree_report_kernel[] = {{"tree", "Barnes-Hut", 0, 0}};
+
+void gs_nbody_tree_report_table(struct gs_nbody_tree *t, double tol) {
+  struct gs_nbody_job *job = t->repl.job;
+  int iters = job->o->iters;
+  struct gs_nbody_tree_bench tb = {.t = t, .tol = tol};
+  tb.build = malloc(sizeof *tb.build * (size_t)iters), tb.walk = malloc(sizeof *tb.walk * (size_t)iters);
+  if (!tb.build || !tb.walk) GS_DIE(&job->run->where, "malloc", "out of memory");
+  struct gs_bench b = {.run = job->run, .ops = &gs_nbody_tree_report_ops, .w = &tb, .workload = "nbody",
+                       .rep = &job->rep, .kernels = gs_nbody_tree_report_kernel, .count = 1, .mask = 1,
+                       .q = job->qc, .warmup = 0, .iters = iters, .problem_size = job->n};
+  gs_bench_table(&b);
+  if (b.failed) job->failed = 1;
+  free(tb.build), free(tb.walk);
 }
 
 void gs_nbody_tree_report_final(struct gs_nbody_tree *t, long step, double tol) {

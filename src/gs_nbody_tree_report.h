@@ -14,9 +14,9 @@ void gs_nbody_tree_report_header(const struct gs_nbody_tree *t, double tol);
  * run only within the tree's force error). */
 void gs_nbody_tree_report_restart(const struct gs_nbody_tree *t, const struct gs_ckpt_header *ck);
 
-/* In place of the direct kernels' table: the tree's forces at the current positions checked
- * against the reference (a FAILED check sets job->failed), then --iters timed evaluations and
- * their counters; one table row and one result row. Collective. */
+/* In place of the direct kernels' table, over the same harness (gs_bench.h): the tree's forces
+ * at the current positions checked against the reference (a FAILED check sets job->failed), then
+ * --iters timed evaluations and their counters; one table row and one result row. Collective. */
 void gs_nbody_tree_report_table(struct gs_nbody_tree *t, double tol);
 
 /* The forces in d_acc (those of the current positions) checked against the reference, after

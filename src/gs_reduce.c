@@ -202,7 +202,7 @@ static int gs_reduce_main(struct gs_run *run) {
   free(all);
 
   if (job.o->source == GS_SOURCE_HOST)
-    gs_reduce_stream_run(&job);
+    gs_reduce_stream_run(&job, &b);
   else
     gs_reduce_device_run(&job, &b);
 

@@ -1,7 +1,9 @@
 /* gs_reduce_stream.c: `gpusim reduce --source host`. The input lives in pinned host memory and
  * is streamed to the device in chunks over several queues, so the copy of chunk c+1 overlaps the
  * kernel on chunk c; PCIe, not the kernel, sets the pace. Shown against the copy alone (the
- * ceiling), the naive serial path (copy everything, then reduce) and pageable memory. */
+ * ceiling), the naive serial path (copy everything, then reduce) and pageable memory. The table
+ * runs on the measurement harness (gs_bench.h): each of its rows, a path, is one of the harness's
+ * kernels, timed by the path's own events (run_timed). */
 #include "gs_reduce_stream.h"
 
 #include <stdio.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 
 #include "gs_acc.h"
+#include "gs_bench.h"
 #include "gs_reduce_check.h"
 
 struct gs_stream {
@@ -24,6 +27,16 @@ struct gs_stream {
   const struct gs_kernel *best;    /* the kernel of the naive paths */
   void *ws_all, *d_all, *pageable; /* the naive paths' workspace, device input, pageable copy */
   size_t wsb_all;
+  /* The table's rows, the harness's kernels (row i has id i): a name for the kernel column and the
+   * path in the title; for each, how it runs. */
+  struct gs_kernel *rows;
+  struct gs_stream_path {
+    const struct gs_kernel *k; /* the reduction kernel (NULL: copies only) */
+    int serial;                /* the naive path from h, else the pipeline */
+    const void *h;             /* the input: pinned h_in or the pageable copy */
+  } *paths;
+  int nrows;
+  double copy_t; /* rank 0: the copy-only row's median (the slowest rank's), the others' yardstick */
 };
 
 /* One pass over the whole input: copies only (k NULL) or copy + reduce per chunk. Seconds. */
@@ -64,65 +77,69 @@ static double gs_stream_serial(struct gs_stream *s, const void *h) {
   return be->event_seconds(c, s->start, s->stop);
 }
 
-/* Repeat one variant (warm-up, then --iters), verify its result, return the slowest rank's
- * stats: the pipeline with kernel k (NULL: copies only), or with serial the naive path from h. */
-static struct gs_stats gs_stream_measure(struct gs_stream *s, const struct gs_kernel *k, int serial, const void *h,
-                                         int *ok_all) {
-  struct gs_reduce_job *job = s->job;
-  const struct gs_backend *be = job->be;
-  gs_ctx *c = job->ctx;
-  int iters = job->o->iters;
-  double *t = malloc(sizeof *t * (size_t)iters);
-  if (!t) GS_DIE(&job->run->where, "malloc", "out of memory");
-  for (int i = -job->o->warmup; i < iters; i++) {
-    double ti = serial ? gs_stream_serial(s, h) : gs_stream_once(s, k, h);
-    if (i >= 0) t[i] = ti;
-  }
-  struct gs_stats mine = gs_stats_of(t, iters);
-  free(t);
-  *ok_all = 1;
-  if (k || serial) {
-    uint64_t nres = serial ? 1 : s->nchunks;
-    union gs_acc *res = malloc(sizeof *res * nres), acc = gs_acc_identity(job->t, job->op);
-    if (!res) GS_DIE(&job->run->where, "malloc", "out of memory");
-    be->copy_d2h(c, res, s->d_res, sizeof *res * nres, s->q[0]);
-    be->queue_sync(c, s->q[0]);
-    for (uint64_t i = 0; i < nres; i++)
-      acc = gs_acc_combine(job->t, job->op, acc, res[i]);
-    free(res);
-    *ok_all = gs_reduce_check_verify(job, acc, serial ? s->best->name : k->name);
-  }
-  return gs_stats_slowest(&job->run->where, mine, NULL);
+/* One run of row k's path (the harness starts it on every rank together), seconds. */
+static double gs_stream_run_timed(struct gs_bench *b, const struct gs_kernel *k, int i) {
+  struct gs_stream *s = b->w;
+  const struct gs_stream_path *p = &s->paths[k->id];
+  (void)i;
+  return p->serial ? gs_stream_serial(s, p->h) : gs_stream_once(s, p->k, p->h);
 }
 
-static void gs_stream_row(struct gs_stream *s, const char *kernel, const char *what, struct gs_stats st, double copy_t,
-                          int show_overlap, const char *check) {
+/* The last run's result against the reference (every rank; the copies alone have none). */
+static int gs_stream_verify(struct gs_bench *b, const struct gs_kernel *k, struct gs_bench_result *r) {
+  struct gs_stream *s = b->w;
+  struct gs_reduce_job *job = s->job;
+  const struct gs_stream_path *p = &s->paths[k->id];
+  (void)r;
+  if (!p->k) return 1;
+  uint64_t nres = p->serial ? 1 : s->nchunks;
+  union gs_acc *res = malloc(sizeof *res * nres), acc = gs_acc_identity(job->t, job->op);
+  if (!res) GS_DIE(&job->run->where, "malloc", "out of memory");
+  job->be->copy_d2h(job->ctx, res, s->d_res, sizeof *res * nres, s->q[0]);
+  job->be->queue_sync(job->ctx, s->q[0]);
+  for (uint64_t i = 0; i < nres; i++)
+    acc = gs_acc_combine(job->t, job->op, acc, res[i]);
+  free(res);
+  return gs_reduce_check_verify(job, acc, p->k->name);
+}
+
+static void gs_stream_head(struct gs_bench *b) {
+  const struct gs_stream *s = b->w;
+  printf("# streamed: %llu chunk(s) of up to %llu elements (%.1f MB) over %d stream(s)\n",
+         (unsigned long long)s->nchunks, (unsigned long long)s->chunk, s->chunk * gs_dtype_size(s->job->t) / 1e6, s->nq);
+  printf("%-8s %-40s %10s %9s %9s %8s %8s  %s\n", "kernel", "path", "ms", "GB/s/GPU", "agg_GB/s", "%pinned", "overlap",
+         "check");
+}
+
+/* Rank 0: row k's table line and result row; the copy-only row (the first) is the others'
+ * yardstick. */
+static void gs_stream_row(struct gs_bench *b, const struct gs_kernel *k, const struct gs_bench_result *r) {
+  struct gs_stream *s = b->w;
+  const struct gs_stream_path *p = &s->paths[k->id];
   struct gs_reduce_job *job = s->job;
   const struct gs_run *run = job->run;
-  if (run->rank != 0) return;
-  double gbs = (double)job->total / run->size * gs_dtype_size(job->t) / st.median / 1e9;
-  double pinned = (double)job->total / run->size * gs_dtype_size(job->t) / copy_t / 1e9;
+  double t = r->slow.median;
+  if (!p->k) s->copy_t = t;
+  const char *check = !p->k ? "-" : r->ok ? "OK" : "FAILED";
+  double gbs = (double)job->total / run->size * gs_dtype_size(job->t) / t / 1e9;
+  double pinned = (double)job->total / run->size * gs_dtype_size(job->t) / s->copy_t / 1e9;
   char overlap[16] = "-";
-  if (show_overlap) snprintf(overlap, sizeof overlap, "%.1f%%", 100 * copy_t / st.median);
-  printf("%-8s %-40s %10.3f %9.2f %9.2f %8.1f %8s  %s\n", kernel, what, st.median * 1e3, gbs, gbs * run->size,
+  if (p->k && !p->serial) snprintf(overlap, sizeof overlap, "%.1f%%", 100 * s->copy_t / t);
+  printf("%-8s %-40s %10.3f %9.2f %9.2f %8.1f %8s  %s\n", k->name, k->title, t * 1e3, gbs, gbs * run->size,
          100 * gbs / pinned, overlap, check);
-  struct gs_row row = {.workload = "reduce",
-                       .rank = -1,
-                       .problem_size = job->total,
-                       .iterations = job->o->iters,
-                       .t_min = st.min,
-                       .t_median = st.median,
-                       .t_max = st.max,
-                       .metric = "bandwidth",
-                       .value = gbs * run->size,
-                       .unit = "GB/s",
-                       .efficiency = gbs / pinned};
-  snprintf(row.kernel, sizeof row.kernel, "%s", kernel);
+  struct gs_row row = gs_bench_row(b, k, r, "bandwidth", gbs * run->size, "GB/s", gbs / pinned);
   snprintf(row.params, sizeof row.params, "type=%s;op=%s;source=host;path=%s;streams=%d;chunk=%llu;check=%s",
-           gs_reduce_options_type_name(job->t), gs_reduce_options_op_name(job->op), what, s->nq,
+           gs_reduce_options_type_name(job->t), gs_reduce_options_op_name(job->op), k->title, s->nq,
            (unsigned long long)s->chunk, check);
-  gs_report_add(&job->rep, &row);
+  gs_report_add(b->rep, &row);
 }
+
+static const struct gs_bench_ops gs_stream_ops = {
+    .head = gs_stream_head,
+    .run_timed = gs_stream_run_timed,
+    .verify = gs_stream_verify,
+    .row = gs_stream_row,
+};
 
 /* The naive paths' kernel: the backend's internal choice if selected, else the last selected
  * kernel that is not a vendor baseline, else the last selected. */
@@ -198,31 +215,39 @@ static void gs_stream_teardown(struct gs_stream *s) {
   free(s->ws);
 }
 
-void gs_reduce_stream_run(struct gs_reduce_job *job) {
-  const struct gs_run *run = job->run;
-  struct gs_stream s = {0};
-  gs_stream_setup(&s, job);
-  if (run->rank == 0) {
-    printf("# streamed: %llu chunk(s) of up to %llu elements (%.1f MB) over %d stream(s)\n",
-           (unsigned long long)s.nchunks, (unsigned long long)s.chunk, s.chunk * gs_dtype_size(job->t) / 1e6, s.nq);
-    printf("%-8s %-40s %10s %9s %9s %8s %8s  %s\n", "kernel", "path", "ms", "GB/s/GPU", "agg_GB/s", "%pinned",
-           "overlap", "check");
-  }
-  int ok;
-  struct gs_stats copy = gs_stream_measure(&s, NULL, 0, job->h_in, &ok);
-  double copy_t = copy.median;
-  GS_CHECK_MPI(&run->where, MPI_Bcast(&copy_t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
-  gs_stream_row(&s, "-", "copy only: pinned host -> device", copy, copy_t, 0, "-");
-  struct gs_stats st = gs_stream_measure(&s, NULL, 1, job->h_in, &ok);
-  gs_stream_row(&s, s.best->name, "serial, pinned: copy all, then reduce", st, copy_t, 0, ok ? "OK" : "FAILED");
-  st = gs_stream_measure(&s, NULL, 1, s.pageable, &ok);
-  gs_stream_row(&s, s.best->name, "serial, pageable: copy all, then reduce", st, copy_t, 0, ok ? "OK" : "FAILED");
+/* The table's rows: the copies alone, the naive path from pinned and from pageable memory, then
+ * the pipeline with each selected kernel. */
+static void gs_stream_rows(struct gs_stream *s) {
+  struct gs_reduce_job *job = s->job;
+  int most = 3 + job->be->reduce->count;
+  s->rows = calloc((size_t)most, sizeof *s->rows);
+  s->paths = calloc((size_t)most, sizeof *s->paths);
+  if (!s->rows || !s->paths) GS_DIE(&job->run->where, "malloc", "out of memory");
+  s->rows[0] = (struct gs_kernel){"-", "copy only: pinned host -> device", 0, 0};
+  s->paths[0] = (struct gs_stream_path){NULL, 0, job->h_in};
+  s->rows[1] = (struct gs_kernel){s->best->name, "serial, pinned: copy all, then reduce", 1, 0};
+  s->paths[1] = (struct gs_stream_path){s->best, 1, job->h_in};
+  s->rows[2] = (struct gs_kernel){s->best->name, "serial, pageable: copy all, then reduce", 2, 0};
+  s->paths[2] = (struct gs_stream_path){s->best, 1, s->pageable};
+  s->nrows = 3;
   for (int i = 0; i < job->be->reduce->count; i++) {
     if (!(job->mask & (1u << i))) continue;
-    st = gs_stream_measure(&s, &job->kernels[i], 0, job->h_in, &ok);
-    gs_stream_row(&s, job->kernels[i].name, "pipeline: chunks over streams", st, copy_t, 1, ok ? "OK" : "FAILED");
+    s->rows[s->nrows] = (struct gs_kernel){job->kernels[i].name, "pipeline: chunks over streams", s->nrows, 0};
+    s->paths[s->nrows++] = (struct gs_stream_path){&job->kernels[i], 0, job->h_in};
   }
-  if (run->rank == 0)
+}
+
+void gs_reduce_stream_run(struct gs_reduce_job *job, const struct gs_bench *bench) {
+  struct gs_stream s = {0};
+  gs_stream_setup(&s, job);
+  gs_stream_rows(&s);
+  /* the caller's harness (run, rows' sink, warm-up, iterations, size) over this table's rows */
+  struct gs_bench b = *bench;
+  b.ops = &gs_stream_ops, b.w = &s, b.kernels = s.rows, b.count = s.nrows, b.mask = (1u << s.nrows) - 1;
+  gs_bench_table(&b);
+  if (b.failed) job->failed = 1;
+  if (job->run->rank == 0)
     printf("# %%pinned: end-to-end GB/s over the copy-only GB/s; overlap: copy-only time / pipeline time\n");
+  free(s.rows), free(s.paths);
   gs_stream_teardown(&s);
 }

@@ -30,6 +30,7 @@ done
 # What a run says: the header, the table row, the per-step line, the result rows.
 out=$(gs_mpirun 2 nbody $common --csv "$tmp/r.csv") || gs_fail "csv run: exit $?"
 for want in '^# solver: tree \(Barnes-Hut\), geometric opening theta = 0.5;' '^# tree method: CPU: ' \
+  '^solver +build_ms +walk_ms +ms +bb/body +bc/body +GFLOP/s +p99_err  check$' \
   '^tree +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.e+-]+  OK$' \
   '^# per step \(median of 8, slowest rank\): total [0-9.]+ ms, build [0-9.]+ ms, walk [0-9.]+ ms, exchange [0-9.]+ ms, integration'; do
   echo "$out" | grep -qE "$want" || { echo "$out"; gs_fail "no line matching '$want'"; }

@@ -23,11 +23,25 @@ for n in 1 31 33 1000; do
   out=$(gs_mpirun 2 reduce $common --n $n) || gs_fail "n=$n: exit $?"
   gs_verified "$out" "n=$n"
 done
-# The streamed host path (chunks over queues) and its contrasts, on 2 ranks.
-out=$(gs_mpirun 2 reduce $common --source host --n 100000 --chunk 4096 --streams 3 --type float)
+# The streamed host path (chunks over queues) and its contrasts, on 2 ranks: the table's rows
+# (copies alone, serial pinned and pageable, the pipeline) and a result row for each.
+csv=$(mktemp)
+trap 'rm -f "$csv"' EXIT
+out=$(gs_mpirun 2 reduce $common --source host --n 100000 --chunk 4096 --streams 3 --type float --csv "$csv")
 echo "$out"
 gs_verified "$out" "--source host"
 [ "$(echo "$out" | grep -c 'pipeline: chunks over streams.*OK$')" = 1 ] || gs_fail "--source host: no pipeline row"
+for want in '^kernel +path +ms +GB/s/GPU +agg_GB/s +%pinned +overlap  check$' \
+  '^- +copy only: pinned host -> device +[0-9.]+ +[0-9.]+ +[0-9.]+ +100\.0 +-  -$' \
+  '^omp +serial, pinned: copy all, then reduce +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +-  OK$' \
+  '^omp +serial, pageable: copy all, then reduce +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +-  OK$' \
+  '^omp +pipeline: chunks over streams +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+%  OK$'; do
+  echo "$out" | grep -E "$want" >/dev/null || gs_fail "--source host: no line matching '$want'"
+done
+[ "$(grep -c ',reduce,[-a-z]*,-1,.*,bandwidth,.*"type=float;op=sum;source=host;path=' "$csv")" = 4 ] &&
+  grep 'source=host;path=copy only: pinned host -> device;streams=3;chunk=4096;check=-' "$csv" >/dev/null &&
+  [ "$(grep -c 'source=host;path=.*;streams=3;chunk=4096;check=OK' "$csv")" = 3 ] ||
+  { cat "$csv"; gs_fail "--source host: want 4 result rows (copies alone, 3 checked paths)"; }
 # A wrong result prints FAILED and exits 1 (test hook corrupts the last rank's result).
 export GPUSIM_TEST_CORRUPT_RESULT=1
 out=$(gs_mpirun 2 reduce $common --n 1000 2>&1)

@@ -308,6 +308,28 @@ static void test_kernel_names(void) {
   }
 }
 
+/* nbody's --kernel names are the backends' own (gs_backend_nbody_names; gs_nbody_options.c names
+ * none), every backend's, built or not: CUDA's are taken in a CPU-only build too, numbered 1..8,
+ * and its help line says whose each is. */
+static void test_nbody_kernel_help(void) {
+  static struct gs_options o;
+  struct gs_msg msg;
+  const char *known[GS_NBODY_OPTIONS_KERNELS_MAX];
+  char text[256];
+  GS_EXPECT(gs_backend_nbody_names(known, GS_NBODY_OPTIONS_KERNELS_MAX, text, sizeof text) == 8);
+  GS_EXPECT(!strcmp(known[0], "global") && !strcmp(known[7], "jsplit") && !strcmp(known[8], "omp") && !known[9]);
+  GS_EXPECT(!strcmp(text, "global, rsqrt, shared, unroll, soften, fma, multi, jsplit (cuda), omp (cpu)"));
+  GS_EXPECT(parse("nbody --kernel 8,omp", &o, &msg) == GS_OK && !strcmp(B(&o)->kernels, "8,omp"));
+  GS_EXPECT(gs_nbody_workload.kernels == gs_nbody_options_kernels && gs_nbody_options_numbered == 8);
+  char help[8192] = "";
+  FILE *f = fmemopen(help, sizeof help - 1, "w");
+  gs_options_help(f, table, &gs_nbody_workload);
+  fclose(f);
+  GS_EXPECT(strstr(help, "  --kernel LIST            all, ladder, or a list of 1..8 / global, rsqrt, shared, unroll, "
+                         "soften, fma, multi, jsplit (cuda), omp (cpu); each is timed and verified, the last one runs "
+                         "the simulation (default all)\n") != NULL);
+}
+
 int main(void) {
   test_counts();
   test_values();
@@ -319,5 +341,6 @@ int main(void) {
   test_keyword_case();
   test_restart_solver();
   test_kernel_select();
+  test_nbody_kernel_help();
   GS_TEST_DONE();
 }
