@@ -14,3 +14,9 @@ const struct gs_nbody_solver *gs_nbody_solver_find(int id) {
     if (gs_nbody_solver_all[k]->id == id) return gs_nbody_solver_all[k];
   return NULL;
 }
+
+const struct gs_nbody_solver *gs_nbody_solver_pick(const struct gs_nbody_opts *o, const struct gs_backend *be) {
+  const struct gs_nbody_solver *sv = gs_nbody_solver_find(o->solver);
+  int domains = o->tree_layout == GS_NBODY_LAYOUT_DOMAINS || (o->tree_layout < 0 && be->dtree);
+  return sv && sv->id == GS_NBODY_TREE && domains ? &gs_nbody_dtree_ops : sv;
+}

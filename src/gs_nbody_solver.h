@@ -32,6 +32,9 @@ struct gs_nbody_origin {
 struct gs_nbody_solver {
   const char *name; /* "direct", "tree": the result rows' kernel column for the tree, the corrupt hook */
   int id;           /* --solver's value and the checkpoint's solver field (GS_NBODY_DIRECT, GS_NBODY_TREE) */
+  /* 1: it holds its own bodies (O(N / P) per rank: the distributed tree), so the driver makes no
+   * replicated buffers (h_pos, d_pos of N bodies) and sizes none; 0: the replicated layout. */
+  int distributed;
   /* Device memory per rank beyond the driver's, for n bodies (before the plan's size check). */
   double (*memory)(const struct gs_nbody_job *job, uint64_t n);
   /* A restart with this solver from a checkpoint h of this solver: its settings the command line
@@ -77,8 +80,13 @@ struct gs_nbody_solver {
  * gs_nbody_solver.c includes no solver's header). */
 extern const struct gs_nbody_solver gs_nbody_direct_ops;      /* gs_nbody_direct.c */
 extern const struct gs_nbody_solver gs_nbody_tree_solver_ops; /* gs_nbody_tree_solver.c */
+extern const struct gs_nbody_solver gs_nbody_dtree_ops;       /* gs_nbody_dtree.c (--tree-layout domains) */
 
 /* The solver of --solver's value (GS_NBODY_DIRECT, GS_NBODY_TREE), or NULL. */
 const struct gs_nbody_solver *gs_nbody_solver_find(int id);
+
+/* The solver a run with options o uses on backend be: --solver's, and for the tree its layout
+ * (--tree-layout; by default domains where be has the distributed tree), or NULL. */
+const struct gs_nbody_solver *gs_nbody_solver_pick(const struct gs_nbody_opts *o, const struct gs_backend *be);
 
 #endif

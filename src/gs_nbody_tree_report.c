@@ -336,3 +336,17 @@ void gs_nbody_tree_report_steps(struct gs_nbody_tree *tr, const struct gs_step_t
   gs_nbody_ladder_params(job, row.params, sizeof row.params, extra);
   gs_report_add(&job->rep, &row);
 }
+
+int gs_nbody_tree_report_verify(struct gs_nbody_job *job, const char *when, const void *h_pos, const void *h_acc,
+                                double tol, double *p99) {
+  struct gs_tree_sample sm;
+  sm.n = gs_nbody_ref_sample_device(job, h_pos, &sm.idx, &sm.ref);
+  double *err = malloc(sizeof *err * 2 * (size_t)(sm.n ? sm.n : 1));
+  if (!err) GS_DIE(&job->run->where, "malloc", "out of memory");
+  gs_nbody_tree_errors(job, h_acc, &sm, err);
+  struct gs_tree_err e = gs_nbody_tree_gather(job, err, sm.n), w = gs_nbody_tree_gather(job, err + sm.n, sm.n);
+  e.sp99 = w.p99, e.smax = w.max;
+  free(err), free(sm.idx), free(sm.ref);
+  *p99 = e.p99;
+  return gs_nbody_tree_verdict(job, when, &e, tol);
+}

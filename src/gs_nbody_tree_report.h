@@ -26,4 +26,12 @@ void gs_nbody_tree_report_final(struct gs_nbody_tree *t, long step, double tol);
 /* The per-step line and result row: total, build, walk, exchange, integration (slowest rank). */
 void gs_nbody_tree_report_steps(struct gs_nbody_tree *t, const struct gs_step_times *times, int steps);
 
+/* The check of a solver that holds its bodies its own way (the domain-decomposed tree): h_pos
+ * every body's position (host, all N), h_acc the forces of this rank's standard id slice (host);
+ * the verdict's line on rank 0 as the tree's own check prints it (a FAILED check sets
+ * job->failed); returns 1 OK, 2 less accurate than usual, 0 FAILED, and the 99th percentile in
+ * *p99 (rank 0). Collective. */
+int gs_nbody_tree_report_verify(struct gs_nbody_job *job, const char *when, const void *h_pos, const void *h_acc,
+                                double tol, double *p99);
+
 #endif
