@@ -12,6 +12,7 @@
 #include "gs_checkpoint.h"
 #include "gs_nbody_solver.h"
 #include "gs_nbody_tree.h"
+#include "gs_nbody_tree_report.h"
 
 static void *gs_nbody_dtree_grow(struct gs_nbody_job *job, void *p, size_t bytes) {
   void *q = realloc(p, bytes ? bytes : 1);
@@ -230,7 +231,9 @@ static double gs_nbody_dtree_tol(const struct gs_nbody_dtree *d) {
 }
 
 static void gs_nbody_dtree_header(void *s, const struct gs_ckpt_header *ck) {
-  (void)ck;
+  struct gs_nbody_dtree *d = s;
+  struct gs_nbody_tree view = {.repl = {.job = d->job}}; /* the replicated tree's note reads only the job */
+  if (ck) gs_nbody_tree_report_restart(&view, ck);
   gs_nbody_dtree_report_header(s, gs_nbody_dtree_tol(s));
 }
 

@@ -30,30 +30,27 @@ void gs_nbody_dtree_report_header(struct gs_nbody_dtree *d, double tol) {
          "rank count; --overlap and --exchange do not apply\n",
          (unsigned long long)d->C);
   printf("# tree method: %s\n", job->be->dtree->method);
-  const struct gs_kernel *rk = gs_nbody_ref_kernel(job->be);
-  printf("# check: tree forces of up to %d bodies against a double-precision direct sum (%s kernel '%s', not the tree) "
-         "at the start and at the end; error = |a - a_ref| / |a_ref|; %s %.1e on its 99th percentile\n",
-         GS_NBODY_REF_SAMPLE, job->be->name, rk ? rk->name : "none",
-         o->force_tol > 0 ? "FAILED above (--force-tol)" : "usual tolerance (as the replicated tree's, docs/tree.md)",
-         tol);
-  printf("# rates: interactions counted by the walk, %d flops per body-body and %d per body-cell; timing: wall clock "
-         "of each part, median\n",
-         GS_NBODY_FLOPS, GS_NBODY_TREE_CELL_FLOPS);
+  gs_nbody_tree_report_check_line(job, tol);
 }
 
 /* The forces src (held acc or the scratch forces) checked: every position to every rank (the
  * reference sums over all N; at the start and the end only), this rank's slice of the forces. */
 static int gs_nbody_dtree_report_check(struct gs_nbody_dtree *d, const char *when, const void *src, double tol,
-                                       double *p99) {
+                                       double *p99, int phi) {
   struct gs_nbody_job *job = d->job;
   size_t mine = (job->count ? job->count : 1) * job->esz;
-  void *pos = malloc(mine), *acc = malloc(mine), *all = malloc(job->npad * job->esz);
+  void *pos = malloc(mine), *acc = malloc(mine), *all = malloc(job->npad * job->esz), *pot = NULL;
   if (!pos || !acc || !all) GS_DIE(&job->run->where, "malloc", "out of memory for the check");
   gs_nbody_dtree_slices(d, src, pos, NULL, acc);
+  if (phi) { /* the diagnostics' evaluation (it may move bodies: after src is read) */
+    gs_nbody_dtree_let_eval(d, 1, 0, GS_NBODY_DTREE_SCRATCH | GS_NBODY_DTREE_DIAG, NULL);
+    if (!(pot = malloc(mine))) GS_DIE(&job->run->where, "malloc", "out of memory for the check");
+    gs_nbody_dtree_slices(d, d->scratch, pos, NULL, pot);
+  }
   GS_CHECK_MPI(&job->run->where, MPI_Allgatherv(pos, job->dec.tiles[job->run->rank], job->tile_type, all,
                                                 job->dec.tiles, job->dec.tile0, job->tile_type, MPI_COMM_WORLD));
-  int v = gs_nbody_tree_report_verify(job, when, all, acc, tol, p99);
-  free(pos), free(acc), free(all);
+  int v = gs_nbody_tree_report_verify(job, when, all, acc, pot, tol, p99);
+  free(pos), free(acc), free(all), free(pot);
   return v;
 }
 
@@ -88,7 +85,7 @@ void gs_nbody_dtree_report_first(struct gs_nbody_dtree *d, double tol) {
   double p99 = 0, part[4] = {0}, *t = malloc(sizeof *t * 5 * (size_t)(iters ? iters : 1));
   if (!t) GS_DIE(&job->run->where, "malloc", "out of memory");
   gs_nbody_dtree_let_eval(d, 0, 1, GS_NBODY_DTREE_SCRATCH, NULL);
-  int v = gs_nbody_dtree_report_check(d, "start", d->scratch, tol, &p99);
+  int v = gs_nbody_dtree_report_check(d, "start", d->scratch, tol, &p99, 1);
   for (int i = 0; i < iters; i++) { /* timed: the scratch forces, a_old from the held acc */
     double t0 = MPI_Wtime();
     gs_nbody_dtree_let_eval(d, 0, 0, GS_NBODY_DTREE_SCRATCH, part);
@@ -107,7 +104,7 @@ void gs_nbody_dtree_report_final(struct gs_nbody_dtree *d, long step, double tol
   char when[48];
   double p99;
   snprintf(when, sizeof when, "end, step %ld", step);
-  gs_nbody_dtree_report_check(d, when, d->b.acc, tol, &p99);
+  gs_nbody_dtree_report_check(d, when, d->b.acc, tol, &p99, 0);
 }
 
 /* Per step over the ranks: the busiest rank's LET bytes and the slowest walk over the mean walk;
