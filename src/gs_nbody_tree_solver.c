@@ -68,6 +68,8 @@ static void gs_nbody_tree_solver_adopt(const struct gs_ckpt_header *h, struct gs
 static int gs_nbody_tree_solver_check(struct gs_nbody_job *job, struct gs_msg *msg) {
   job->kname = "tree";
   if (!job->be->tree) return gs_error_msg(msg, "--solver tree: the %s backend has no tree solver", job->be->name);
+  if (job->solver == &gs_nbody_tree_solver_ops && gs_options_given(job->run->opt, "tree-cell"))
+    return gs_error_msg(msg, "--tree-cell is an option of --tree-layout domains: this run's tree is replicated");
   if (gs_options_given(job->run->opt, "kernel"))
     return gs_error_msg(
         msg, "--kernel names direct-sum kernels: the checkpoint's solver is the tree (give --solver direct)");

@@ -130,4 +130,5 @@ bad '--tree-layout is an option of the tree: it needs --solver tree' --tree-layo
 bad '--tree-cell is an option of the tree' --solver direct --tree-cell 64
 bad '--tree-cell: 0 is out of range' --solver tree --tree-cell 0
 bad "--tree-layout: 'flat' is not one of domains\|replicated" --solver tree --tree-layout flat
+bad '--tree-cell is an option of --tree-layout domains' --solver tree --tree-layout replicated --tree-cell 64
 echo "PASS"
