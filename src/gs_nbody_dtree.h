@@ -55,7 +55,7 @@ uint64_t gs_nbody_dtree_cells_update(struct gs_nbody_dtree *d);
  * a closed node fails the run. */
 void gs_nbody_dtree_let_eval(struct gs_nbody_dtree *d, int potential, int first, int flags, double part[4]);
 
-/* gs_nbody_dtree.c: room for n held bodies (keeping the first `keep`), and the standard id slices
+/* gs_nbody_dtree.c: room for n held bodies (their contents kept), and the standard id slices
  * of pos, vel and acc (src: the held acc or the scratch forces) into host buffers of job->count
  * vectors (acc may be NULL). Collective. */
 void gs_nbody_dtree_room(struct gs_nbody_dtree *d, uint64_t n);

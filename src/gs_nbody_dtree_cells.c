@@ -126,10 +126,11 @@ static void gs_nbody_dtree_cut(struct gs_nbody_dtree *d) {
     }
     GS_CHECK_MPI(&job->run->where, MPI_Allreduce(MPI_IN_PLACE, w, nc, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
   }
-  for (int k = 0; k < nc; k++) {
-    if (!d->measured || !(w[k] > 0)) w[k] = d->measured ? 0 : (double)d->cell[k].node.count;
-    total += w[k];
-  }
+  for (int k = 0; k < nc; k++)
+    total += w[k] = d->measured && w[k] > 0 ? w[k] : 0;
+  if (!(total > 0)) /* nothing measured: by count */
+    for (int k = 0; k < nc; k++)
+      total += w[k] = (double)d->cell[k].node.count;
   for (int r = 0; r <= P; r++)
     d->first_cell[r] = r ? nc : 0;
   for (int k = 0, r = 0; k < nc; k++) {
