@@ -12,10 +12,9 @@
 
 struct gs_ckpt_header;
 
-/* What this rank holds: valid until the next call that may move bodies (forces, undo, load).
- * count may not exceed job->count yet: the driver's diagnostic buffers (d_terms, the reduction
- * workspace) are sized for the standard slice; a solver whose counts grow (issue 33's
- * distributed tree) needs the driver to grow them first. */
+/* What this rank holds: valid until the next call that may move bodies (forces, potential, undo,
+ * load). count may exceed job->count (the distributed tree's domains): the driver grows its
+ * diagnostic buffers (d_terms, the reduction workspace) to it. */
 struct gs_nbody_held {
   void *pos, *vel, *acc; /* device, count body vectors each; acc is the last forces (w: potential) */
   const uint64_t *id;    /* host, count ids in held order; NULL: the ids are first .. first + count - 1 */
