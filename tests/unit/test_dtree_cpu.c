@@ -4,12 +4,15 @@
  * extracted for it, and its walk over the merged tree gives bitwise the forces of one rank holding
  * every cell, with no node missing: for several theta, the relative test (random a_old), the
  * cutoff law and coincident bodies. A rank that receives nothing must count missing nodes (the
- * detector the solver fails the run on). */
+ * detector the solver fails the run on). And the layout's choice: domains by default where the
+ * backend has the primitives, replicated where it has not, and domains asked of such a backend a
+ * usage error naming it. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gs_backend_cpu.h"
+#include "gs_nbody_solver.h"
 #include "gs_test.h"
 
 #define N 1500
@@ -132,7 +135,26 @@ static void check(struct gs_tree_args a, int same, const char *what) {
   free(many);
 }
 
+static void layout(void) {
+  struct gs_backend none = gs_backend_cpu_ops; /* a backend without the distributed tree (CUDA now) */
+  none.dtree = NULL, none.name = "nodtree";
+  struct gs_nbody_opts o = {.solver = GS_NBODY_TREE, .tree_layout = -1};
+  GS_EXPECT(gs_nbody_solver_pick(&o, &gs_backend_cpu_ops) == &gs_nbody_dtree_ops);
+  GS_EXPECT(gs_nbody_solver_pick(&o, &none) == &gs_nbody_tree_solver_ops);
+  o.tree_layout = GS_NBODY_LAYOUT_REPLICATED;
+  GS_EXPECT(gs_nbody_solver_pick(&o, &gs_backend_cpu_ops) == &gs_nbody_tree_solver_ops);
+  o.tree_layout = GS_NBODY_LAYOUT_DOMAINS;
+  GS_EXPECT(gs_nbody_solver_pick(&o, &none) == &gs_nbody_dtree_ops);
+  o.solver = GS_NBODY_DIRECT;
+  GS_EXPECT(gs_nbody_solver_pick(&o, &gs_backend_cpu_ops) == &gs_nbody_direct_ops);
+  struct gs_nbody_job job = {.be = &none, .o = &o};
+  struct gs_msg msg = {{0}};
+  GS_EXPECT(gs_nbody_dtree_ops.check(&job, &msg) == GS_USAGE);
+  GS_EXPECT(strstr(msg.text, "--tree-layout domains: the nodtree backend does not have the distributed tree yet"));
+}
+
 int main(void) {
+  layout();
   struct gs_tree_args a = {.precision = 1, .law = GS_LAW_PLUMMER, .potential = 1, .G = 1.0, .eps2 = 1e-4,
                            .first = 1, .theta = 0.5, .alpha = 0.005};
   for (double theta = 0.3; theta < 1.0; theta += 0.25)
