@@ -16,6 +16,7 @@
 #include "gs_bind.h"
 #include "gs_error.h"
 #include "gs_nbody_force.h"
+#include "gs_dtree.h"
 #include "gs_tree.h"
 
 /* What a rank computes on: a GPU, or the host's cores for the CPU backend. */
@@ -126,6 +127,40 @@ struct gs_tree_ops {
   void (*bounds)(gs_ctx *c, const struct gs_tree_args *a, const uint64_t *want, uint64_t *got, int m, gs_queue *q);
 };
 
+/* A growing host buffer of bytes (the distributed tree's messages). */
+struct gs_dtree_msg {
+  char *data;
+  size_t bytes, cap;
+};
+
+/* The distributed tree's primitives (--tree-layout domains, gs_nbody_dtree*.c: the solver owns the
+ * cells, the cut and every MPI call; these run where the bodies live). b's arrays are the
+ * backend's memory; the tree they build lives in a state of their own (open / close). The tree
+ * is the compressed key-grid octree of gs_dtree.h: bitwise the same whatever rank builds which
+ * part, so every rank count gives the same forces. */
+struct gs_dtree_ops {
+  const char *method; /* a line for the run header */
+  int leaf;           /* bodies per leaf bucket where --leaf leaves it to the backend */
+  void *(*open)(gs_ctx *c);
+  void (*close)(gs_ctx *c, void *t);
+  /* The keys of b's positions on cube, then b sorted by (key, id): pos, vel, acc, id, key, work
+   * permuted alike. */
+  void (*sort)(gs_ctx *c, void *t, int precision, const struct gs_dtree_cube *cube, struct gs_dtree_bodies *b);
+  /* The subtrees of this rank's ncell cells, cell k holding b's sorted bodies [at[k], at[k + 1]):
+   * their roots' records and amin into cells[k] (the rest of cells[k] is the caller's). */
+  void (*build)(gs_ctx *c, void *t, const struct gs_tree_args *a, const struct gs_dtree_bodies *b, const uint64_t *at,
+                struct gs_dtree_cell *cells, int ncell);
+  /* The locally essential tree of this rank's cells (cells cell0.. of the table, as built) for
+   * one receiver whose cells are targets[0, ntarget): appended to out. */
+  void (*let)(gs_ctx *c, void *t, const struct gs_tree_args *a, int cell0, const struct gs_dtree_cell *targets,
+              int ntarget, struct gs_dtree_msg *out);
+  /* The merged tree (the table's top trie, this rank's subtrees, the received messages recv) and
+   * the walk of b's bodies into a->acc (held order); interactions per target into work (NULL:
+   * none). Returns the nodes the walk had to open but could not (0 unless a bug). */
+  uint64_t (*walk)(gs_ctx *c, void *t, const struct gs_tree_args *a, const struct gs_dtree_cell *table, int ncell,
+                   int cell0, const struct gs_dtree_msg *recv, const struct gs_dtree_bodies *b, double *work);
+};
+
 /* Matrix-multiply primitives (gs_matmul*.c). Matrices are row-major: element (i, j) of an r x c
  * matrix with leading dimension ld >= c is at [i * ld + j]. */
 struct gs_matmul_ops {
@@ -222,6 +257,7 @@ struct gs_backend {
   const struct gs_nbody_ops *nbody;
   const struct gs_matmul_ops *matmul;
   const struct gs_tree_ops *tree; /* NULL where the backend has no tree solver */
+  const struct gs_dtree_ops *dtree; /* NULL where it has no distributed tree (--tree-layout replicated only) */
   const struct gs_coll_ops *coll; /* NULL where the backend has no device collectives */
 };
 

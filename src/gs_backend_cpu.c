@@ -157,4 +157,5 @@ const struct gs_backend gs_backend_cpu_ops = {
     .nbody = &gs_backend_cpu_nbody_ops,
     .matmul = &gs_backend_cpu_matmul_ops,
     .tree = &gs_backend_cpu_tree_ops,
+    .dtree = &gs_backend_cpu_dtree_ops,
 };

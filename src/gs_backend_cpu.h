@@ -17,5 +17,18 @@ extern const struct gs_nbody_ops gs_backend_cpu_nbody_ops;
 extern const struct gs_matmul_ops gs_backend_cpu_matmul_ops;
 /* Its Barnes-Hut tree (gs_backend_cpu_tree.c), also the reference the tests check. */
 extern const struct gs_tree_ops gs_backend_cpu_tree_ops;
+/* Its distributed tree (gs_backend_cpu_dtree.c), which shares the replicated tree's node moments,
+ * opening test and kernels (gs_backend_cpu_tree.c), so that both compute alike. */
+extern const struct gs_dtree_ops gs_backend_cpu_dtree_ops;
+/* Node k's moments: from its bodies (body: double (x, y, z, m) rows) or its children's. */
+void gs_backend_cpu_tree_moments(struct gs_dtree_node *node, const double *body, uint64_t k);
+/* Must nd be opened for a target at x (|a_old| = aold)? */
+int gs_backend_cpu_tree_open(const struct gs_tree_args *a, const struct gs_dtree_node *nd, const double x[3],
+                             double aold);
+/* An accepted cell's monopole and quadrupole at x added to out; e2 = eps^2 or 0. */
+void gs_backend_cpu_tree_cell(const struct gs_dtree_node *nd, const double x[3], double G, double e2, double out[4]);
+/* Leaf nd's bodies on the target with id self at x (a body whose idx is self is skipped). */
+void gs_backend_cpu_tree_leaf(const struct gs_tree_args *a, const double *body, const uint64_t *idx,
+                              const struct gs_dtree_node *nd, uint64_t self, const double x[3], double out[4]);
 
 #endif

@@ -24,23 +24,14 @@
 #define GS_CPU_TREE_DEPTH 64 /* a node this deep is a leaf, whatever it holds */
 #define GS_CPU_TREE_STACK (7 * GS_CPU_TREE_DEPTH + 8)
 
-struct gs_cpu_node {
-  double lo[3], hi[3];   /* the tight box of its bodies */
-  double com[3], mass;   /* centre of mass (the box centre where the mass is zero) and mass */
-  double q[6];           /* traceless quadrupole about com: xx, yy, zz, xy, xz, yz */
-  double tr;             /* trace of the second moment sum m |y|^2 */
-  double size;           /* largest distance from com to a corner of the box */
-  uint64_t first, count; /* its bodies: sorted positions [first, first + count) */
-  uint64_t child;        /* index of its first child (children are contiguous) */
-  uint32_t nchild;       /* 0 for a leaf */
-  int depth;
-};
+/* struct gs_dtree_node (gs_dtree.h): the distributed tree (gs_backend_cpu_dtree.c) shares it and
+ * the moments, opening test and kernels below. */
 
 /* The workspace: a header, then nodes[2n], sorted double positions body[4n], their original
  * indices idx[n] and a partition buffer tmp[n]. Only n decides its size. */
 struct gs_cpu_tree {
   uint64_t nodes;
-  struct gs_cpu_node *node;
+  struct gs_dtree_node *node;
   double *body;
   uint64_t *idx, *tmp;
 };
@@ -49,15 +40,15 @@ struct gs_cpu_tree {
 
 static size_t gs_cpu_tree_workspace(gs_ctx *c, const struct gs_tree_args *a) {
   (void)c;
-  return GS_CPU_TREE_HEAD + a->n * (2 * sizeof(struct gs_cpu_node) + 4 * sizeof(double) + 2 * sizeof(uint64_t));
+  return GS_CPU_TREE_HEAD + a->n * (2 * sizeof(struct gs_dtree_node) + 4 * sizeof(double) + 2 * sizeof(uint64_t));
 }
 
 static struct gs_cpu_tree gs_cpu_tree_view(const struct gs_tree_args *a) {
   struct gs_cpu_tree t;
   char *p = (char *)a->ws + GS_CPU_TREE_HEAD;
   memcpy(&t.nodes, a->ws, sizeof t.nodes);
-  t.node = (struct gs_cpu_node *)p;
-  t.body = (double *)(p + 2 * a->n * sizeof(struct gs_cpu_node));
+  t.node = (struct gs_dtree_node *)p;
+  t.body = (double *)(p + 2 * a->n * sizeof(struct gs_dtree_node));
   t.idx = (uint64_t *)(t.body + 4 * a->n);
   t.tmp = t.idx + a->n;
   return t;
@@ -77,7 +68,7 @@ static int gs_cpu_tree_octant(const double *x, const double mid[3]) {
  * bodies' indices), unless it stays a leaf. */
 static void gs_cpu_tree_split(const struct gs_tree_args *a, struct gs_cpu_tree *t, uint64_t k, uint64_t leaf,
                               uint64_t *nn) {
-  struct gs_cpu_node *nd = &t->node[k];
+  struct gs_dtree_node *nd = &t->node[k];
   double q[4], mid[3];
   uint64_t cnt[8] = {0}, off[8];
   for (uint64_t j = nd->first; j < nd->first + nd->count; j++) {
@@ -103,14 +94,14 @@ static void gs_cpu_tree_split(const struct gs_tree_args *a, struct gs_cpu_tree *
   nd->child = *nn;
   for (int o = 0; o < 8; o++) {
     if (!cnt[o]) continue;
-    struct gs_cpu_node *ch = &t->node[(*nn)++];
+    struct gs_dtree_node *ch = &t->node[(*nn)++];
     ch->first = off[o] - cnt[o], ch->count = cnt[o], ch->depth = nd->depth + 1;
     nd->nchild++;
   }
 }
 
 /* The second moment sum m y y^T of node k about its centre, as a full 3 x 3 matrix. */
-static void gs_cpu_tree_second(const struct gs_cpu_node *nd, double m2[3][3]) {
+static void gs_cpu_tree_second(const struct gs_dtree_node *nd, double m2[3][3]) {
   static const int ij[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
   for (int s = 0; s < 6; s++) {
     double v = (nd->q[s] + (s < 3 ? nd->tr : 0)) / 3.0;
@@ -119,14 +110,14 @@ static void gs_cpu_tree_second(const struct gs_cpu_node *nd, double m2[3][3]) {
 }
 
 /* Node k's moments: from its bodies (a leaf) or its children's (parallel-axis shifts). */
-static void gs_cpu_tree_moments(struct gs_cpu_tree *t, uint64_t k) {
+void gs_backend_cpu_tree_moments(struct gs_dtree_node *node, const double *body, uint64_t k) {
   static const int ij[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
-  struct gs_cpu_node *nd = &t->node[k];
+  struct gs_dtree_node *nd = &node[k];
   uint64_t parts = nd->nchild ? nd->nchild : nd->count;
   double m = 0, mx[3] = {0}, m2[3][3] = {{0}};
   for (uint64_t p = 0; p < parts; p++) {
-    const double *b = nd->nchild ? t->node[nd->child + p].com : t->body + 4 * (nd->first + p);
-    double w = nd->nchild ? t->node[nd->child + p].mass : b[3];
+    const double *b = nd->nchild ? node[nd->child + p].com : body + 4 * (nd->first + p);
+    double w = nd->nchild ? node[nd->child + p].mass : b[3];
     m += w;
     for (int c = 0; c < 3; c++)
       mx[c] += w * b[c];
@@ -135,9 +126,9 @@ static void gs_cpu_tree_moments(struct gs_cpu_tree *t, uint64_t k) {
     nd->com[c] = m != 0 ? mx[c] / m : 0.5 * (nd->lo[c] + nd->hi[c]);
   nd->mass = m;
   for (uint64_t p = 0; p < parts; p++) {
-    const double *b = nd->nchild ? t->node[nd->child + p].com : t->body + 4 * (nd->first + p);
-    double w = nd->nchild ? t->node[nd->child + p].mass : b[3], y[3], own[3][3] = {{0}};
-    if (nd->nchild) gs_cpu_tree_second(&t->node[nd->child + p], own);
+    const double *b = nd->nchild ? node[nd->child + p].com : body + 4 * (nd->first + p);
+    double w = nd->nchild ? node[nd->child + p].mass : b[3], y[3], own[3][3] = {{0}};
+    if (nd->nchild) gs_cpu_tree_second(&node[nd->child + p], own);
     for (int c = 0; c < 3; c++)
       y[c] = b[c] - nd->com[c];
     for (int r = 0; r < 3; r++)
@@ -168,13 +159,13 @@ static void gs_cpu_tree_build(gs_ctx *c, const struct gs_tree_args *a, gs_queue 
   for (uint64_t j = 0; j < a->n; j++)
     gs_cpu_tree_get(a, t.idx[j], t.body + 4 * j);
   for (uint64_t k = nn; k-- > 0;)
-    gs_cpu_tree_moments(&t, k); /* children come after their parent */
+    gs_backend_cpu_tree_moments(t.node, t.body, k); /* children come after their parent */
   memcpy(a->ws, &nn, sizeof nn);
   if (a->counts) a->counts[GS_TREE_NODES] = nn;
 }
 
 /* Must node nd be opened for a target at x (|a_old| = aold)? */
-static int gs_cpu_tree_open(const struct gs_tree_args *a, const struct gs_cpu_node *nd, const double x[3],
+int gs_backend_cpu_tree_open(const struct gs_tree_args *a, const struct gs_dtree_node *nd, const double x[3],
                             double aold) {
   double d2 = 0;
   int inside = 1;
@@ -194,7 +185,7 @@ static int gs_cpu_tree_open(const struct gs_tree_args *a, const struct gs_cpu_no
 }
 
 /* An accepted cell's monopole and quadrupole at x into out (ax, ay, az, phi); e2 = eps^2 or 0. */
-static void gs_cpu_tree_cell(const struct gs_cpu_node *nd, const double x[3], double G, double e2, double out[4]) {
+void gs_backend_cpu_tree_cell(const struct gs_dtree_node *nd, const double x[3], double G, double e2, double out[4]) {
   const double *q = nd->q;
   double r[3] = {nd->com[0] - x[0], nd->com[1] - x[1], nd->com[2] - x[2]};
   double s2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + e2;
@@ -208,16 +199,17 @@ static void gs_cpu_tree_cell(const struct gs_cpu_node *nd, const double x[3], do
   out[3] -= G * (nd->mass * inv + 0.5 * (rqr - e2t) * inv5);
 }
 
-/* Leaf nd's bodies on target i at x, exactly as the direct sum adds them. */
-static void gs_cpu_tree_leaf(const struct gs_tree_args *a, const struct gs_cpu_tree *t, const struct gs_cpu_node *nd,
-                             uint64_t i, const double x[3], double out[4]) {
+/* Leaf nd's bodies (double (x, y, z, m) rows of body, ids idx) on the target self at x, exactly as
+ * the direct sum adds them. */
+void gs_backend_cpu_tree_leaf(const struct gs_tree_args *a, const double *body, const uint64_t *idx,
+                              const struct gs_dtree_node *nd, uint64_t self, const double x[3], double out[4]) {
   for (uint64_t j = nd->first; j < nd->first + nd->count; j++) {
-    const double *b = t->body + 4 * j;
+    const double *b = body + 4 * j;
     double dx = b[0] - x[0], dy = b[1] - x[1], dz = b[2] - x[2], r2 = dx * dx + dy * dy + dz * dz;
     if (a->law == GS_LAW_CUTOFF) {
       if (r2 < a->cut2) continue;
     } else {
-      if (t->idx[j] == i) continue;
+      if (idx[j] == self) continue;
       r2 += a->eps2;
     }
     double inv = 1 / sqrt(r2), s = a->G * b[3] * inv * inv * inv;
@@ -234,11 +226,11 @@ static void gs_cpu_tree_walk_one(const struct gs_tree_args *a, const struct gs_c
   double e2 = a->law == GS_LAW_PLUMMER ? a->eps2 : 0;
   stack[0] = 0;
   while (sp > 0) {
-    const struct gs_cpu_node *nd = &t->node[stack[--sp]];
-    if (!gs_cpu_tree_open(a, nd, x, aold)) {
-      gs_cpu_tree_cell(nd, x, a->G, e2, out), cnt[1]++;
+    const struct gs_dtree_node *nd = &t->node[stack[--sp]];
+    if (!gs_backend_cpu_tree_open(a, nd, x, aold)) {
+      gs_backend_cpu_tree_cell(nd, x, a->G, e2, out), cnt[1]++;
     } else if (!nd->nchild) {
-      gs_cpu_tree_leaf(a, t, nd, i, x, out), cnt[0] += nd->count;
+      gs_backend_cpu_tree_leaf(a, t->body, t->idx, nd, i, x, out), cnt[0] += nd->count;
     } else {
       for (uint32_t c = nd->nchild; c-- > 0;)
         stack[sp++] = nd->child + c; /* the first child on top: visited in octant order */

@@ -245,6 +245,7 @@ const struct gs_backend gs_backend_cuda_ops = {
     .nbody = &gs_backend_cuda_nbody_ops,
     .matmul = &gs_backend_cuda_matmul_ops,
     .tree = &gs_backend_cuda_tree_ops,
+    .dtree = NULL, /* the distributed tree is CPU-only so far (issue 33): --tree-layout replicated */
 #ifdef GS_HAVE_NCCL
     .coll = &gs_backend_cuda_coll_ops,
 #endif

@@ -53,7 +53,7 @@ static int gs_nbody_plan(struct gs_nbody_job *job, struct gs_nbody_opts *o, unsi
     gs_nbody_io_adopt(job, ck, o);
     status = gs_nbody_options_adopted(job->run->opt, o, ck->solver, msg);
   }
-  job->solver = gs_nbody_solver_find(o->solver); /* after a restart adopted its checkpoint's */
+  job->solver = gs_nbody_solver_pick(o, job->be); /* after a restart adopted its checkpoint's */
   if (status == GS_OK && !job->solver)
     status = gs_error_msg(msg, "--restart: the checkpoint names solver %d, which this program does not have", o->solver);
   if (status == GS_OK) status = job->solver->check(job, msg);
@@ -78,7 +78,7 @@ static void gs_nbody_header(struct gs_nbody_job *job, const struct gs_rank_info 
                                   : "; with another rank count the forces sum in another order: same state "
                                     "only within round-off");
   const struct gs_nbody_solver *ckpt_solver = o->restart[0] ? gs_nbody_solver_find(ck->solver) : NULL;
-  if (ckpt_solver && ckpt_solver != job->solver)
+  if (ckpt_solver && ckpt_solver->id != job->solver->id) /* a layout is no solver */
     printf("# restart: the checkpoint was written by the %s solver, this run uses the %s one: the state agrees with "
            "an uninterrupted run only within the tree's force error, and |dE/E0| compares this run's potential with "
            "an E0 of the other solver's (within the tree's potential error, docs/tree.md)\n",

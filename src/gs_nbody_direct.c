@@ -151,6 +151,7 @@ static void gs_nbody_direct_close(void *s) {
 const struct gs_nbody_solver gs_nbody_direct_ops = {
     .name = "direct",
     .id = GS_NBODY_DIRECT,
+    .layout = GS_NBODY_LAYOUT_REPLICATED,
     .memory = gs_nbody_direct_memory,
     .adopt = gs_nbody_direct_adopt,
     .check = gs_nbody_direct_check,

@@ -9,6 +9,22 @@
 #include "gs_acc.h"
 #include "gs_nbody_solver.h"
 
+/* Room for n bodies' terms and their sums' workspace: a solver's held count may grow past the
+ * standard slice (the distributed tree's domains), the driver's buffers with it. */
+static void gs_nbody_energy_room(struct gs_nbody_job *job, uint64_t n) {
+  const struct gs_backend *be = job->be;
+  gs_ctx *c = job->ctx;
+  if (n <= job->terms_room) return;
+  be->queue_sync(c, job->qc);
+  job->terms_room = n + n / 4;
+  be->free_device(c, job->d_terms);
+  job->d_terms = be->alloc_device(c, 8 * job->terms_room * sizeof(double));
+  if (job->reduce_ws) be->free_device(c, job->reduce_ws);
+  job->reduce_ws_bytes = be->reduce->workspace(c, job->rkernel, GS_DTYPE_DOUBLE, GS_OP_SUM, job->terms_room);
+  job->reduce_ws = job->reduce_ws_bytes ? be->alloc_device(c, job->reduce_ws_bytes) : NULL;
+  if (job->reduce_ws) be->zero_device(c, job->reduce_ws, job->reduce_ws_bytes, job->qc);
+}
+
 struct gs_diag gs_nbody_energy_measure(struct gs_nbody_job *job, int fresh) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
@@ -18,6 +34,7 @@ struct gs_diag gs_nbody_energy_measure(struct gs_nbody_job *job, int fresh) {
   const void *acc = job->solver->potential(job->state, fresh);
   struct gs_nbody_held h;
   job->solver->held(job->state, &h);
+  gs_nbody_energy_room(job, h.count);
   if (h.count > 0) {
     be->nbody->terms(c, job->prec, h.pos, h.vel, acc, h.count, job->d_terms, job->qc);
     /* Each sum with the reduction kernels (deterministic, double accumulation). */

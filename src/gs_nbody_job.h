@@ -54,7 +54,8 @@ struct gs_nbody_job {
   void *d_pos, *d_vel, *d_acc;
   void *force_ws;            /* the direct force kernels' workspace (gs_nbody_forces.c) */
   size_t force_ws_bytes;
-  double *d_terms;           /* 8 x count diagnostic terms */
+  double *d_terms;           /* 8 x terms_room diagnostic terms */
+  uint64_t terms_room;       /* bodies d_terms and reduce_ws hold: job->count, grown for a solver that holds more */
   union gs_acc *d_sums;      /* their 8 sums */
   void *reduce_ws;           /* the diagnostics sums' reduction workspace */
   size_t reduce_ws_bytes;

@@ -99,6 +99,15 @@ const struct gs_opt gs_nbody_options_table[] = {
      "1.0, 2 above, with --opening relative at least 4 alpha, 4x that for --ic disk's cutoff law, a warning; failed "
      "above 10x that against the force scale: docs/tree.md)",
      NULL},
+    {"tree-layout", GS_OPT_CHOICE, GS_B(tree_layout), 0, 0, "domains|replicated", "L",
+     "tree: domains (each rank holds the bodies of its domain cells and receives the locally essential tree; "
+     "results bitwise independent of the rank count) or replicated (every rank builds the whole tree) (default "
+     "domains where the backend has it, the CPU's; replicated on CUDA)",
+     NULL},
+    {"tree-cell", GS_OPT_COUNT, GS_B(tree_cell), 1, (int64_t)1 << 40, NULL, "C",
+     "tree, domains: most bodies in a domain cell, the unit of the ranks' domains; changes balance and "
+     "messages, never a result bit (default max(4096, N / 16384))",
+     NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL},
 };
 
@@ -133,6 +142,7 @@ void gs_nbody_options_defaults(void *opts) {
   strcpy(b->output, "nbody-out");
   b->theta = GS_NBODY_OPTIONS_THETA;
   b->alpha = GS_NBODY_OPTIONS_ALPHA;
+  b->tree_layout = -1;
 }
 
 double gs_nbody_options_force_tol(const struct gs_nbody_opts *b, int cutoff_law) {
@@ -155,11 +165,11 @@ double gs_nbody_options_force_tol(const struct gs_nbody_opts *b, int cutoff_law)
  * checkpoint's solver was the tree). */
 static int gs_nbody_options_tree(const struct gs_options *o, const struct gs_nbody_opts *b, int adopted, int ckpt_tree,
                                  struct gs_msg *msg) {
-  static const char *const own[] = {"theta", "opening", "alpha", "leaf", "force-tol"};
+  static const char *const own[] = {"theta", "opening", "alpha", "leaf", "force-tol", "tree-layout", "tree-cell"};
   int later = b->restart[0] && !adopted, solver_given = gs_options_given(o, "solver");
   int opening_given = gs_options_given(o, "opening");
   if (b->solver != GS_NBODY_TREE && !(later && !solver_given)) {
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < 7; k++)
       if (gs_options_given(o, own[k]))
         return adopted && !solver_given
                    ? gs_error_msg(msg,

@@ -33,10 +33,16 @@ struct gs_nbody_opts {
   double alpha;               /* tree: tolerance of the relative test */
   int leaf;                   /* tree: bodies per leaf bucket (0: the backend's choice) */
   double force_tol;           /* tree: 99th-percentile relative force error allowed (0: by theta) */
+  int tree_layout;            /* tree: enum gs_nbody_layout (-1: the backend's choice) */
+  uint64_t tree_cell;         /* tree, domains: most bodies in a domain cell (0: max(4096, N / 16384)) */
 };
 
 /* --solver: the all-pairs sum (the reference), or the Barnes-Hut tree (gs_nbody_tree.c). */
 enum gs_nbody_solver_id { GS_NBODY_DIRECT = 0, GS_NBODY_TREE = 1 };
+
+/* --tree-layout: domains (each rank holds its domain cells' bodies and the locally essential tree,
+ * gs_nbody_dtree.h) or replicated (every rank holds every body and builds the whole tree). */
+enum gs_nbody_layout { GS_NBODY_LAYOUT_DOMAINS = 0, GS_NBODY_LAYOUT_REPLICATED = 1 };
 
 /* The tree's defaults: theta, and the relative test's alpha (GADGET-2's documented ErrTolForceAcc). */
 #define GS_NBODY_OPTIONS_THETA 0.5

@@ -52,8 +52,10 @@ int gs_nbody_setup_check_size(const struct gs_nbody_job *job, uint64_t n, struct
   uint64_t npad = (n + GS_NBODY_TILE - 1) / GS_NBODY_TILE * GS_NBODY_TILE;
   int host = (run->be->caps & GS_CAP_HOST_MEMORY) != 0;
   double esz = (double)job->esz, slice = (double)npad / run->size + GS_NBODY_TILE;
-  double need = (double)npad * esz * (host ? 3 : 2) + slice * (5 * esz + 64) + (host ? 56.0 * (double)n : 0);
-  const struct gs_nbody_solver *sv = gs_nbody_solver_find(job->o->solver);
+  const struct gs_nbody_solver *sv = gs_nbody_solver_pick(job->o, run->be);
+  /* the replicated buffers: none where the solver's ranks hold only their own bodies */
+  double all = sv && sv->layout == GS_NBODY_LAYOUT_DOMAINS ? 0 : (double)npad * esz * (host ? 3 : 2);
+  double need = all + slice * (5 * esz + 64) + (host ? 56.0 * (double)n : 0);
   if (sv) need += sv->memory(job, n);
   if (status == GS_OK && run->mem_bytes > 0 && need * (host ? run->local_size : 1) > run->mem_bytes)
     status = gs_error_msg(msg,
@@ -80,7 +82,8 @@ void gs_nbody_setup_alloc(struct gs_nbody_job *job) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
   size_t slice = (job->count ? job->count : 1) * job->esz;
-  job->h_pos = be->alloc_host(c, job->npad * job->esz);
+  int all = job->solver->layout != GS_NBODY_LAYOUT_DOMAINS; /* domains: each rank its own bodies, no N-body buffers */
+  job->h_pos = all ? be->alloc_host(c, job->npad * job->esz) : NULL;
   job->slice_offset = malloc(sizeof *job->slice_offset * (size_t)job->run->size);
   job->slice_bytes = malloc(sizeof *job->slice_bytes * (size_t)job->run->size);
   if (!job->slice_offset || !job->slice_bytes) GS_DIE(&job->run->where, "malloc", "out of memory");
@@ -95,11 +98,12 @@ void gs_nbody_setup_alloc(struct gs_nbody_job *job) {
   for (int e = 0; e < nev; e++)
     job->ev[e] = be->event_create(c);
   job->gate = be->gate_create(c);
-  job->d_pos = be->alloc_device(c, job->npad * job->esz);
+  job->d_pos = all ? be->alloc_device(c, job->npad * job->esz) : NULL;
   job->d_vel = be->alloc_device(c, slice);
   job->d_acc = be->alloc_device(c, slice);
   job->d_acc_scratch = be->alloc_device(c, slice);
-  job->d_terms = be->alloc_device(c, 8 * (job->count ? job->count : 1) * sizeof(double));
+  job->terms_room = job->count ? job->count : 1;
+  job->d_terms = be->alloc_device(c, 8 * job->terms_room * sizeof(double));
   job->d_sums = be->alloc_device(c, 8 * sizeof(union gs_acc));
   /* The sums use the reduction kernel the backend recommends for its own use (else its first). */
   job->rkernel = be->reduce->kernels[0].id;
@@ -170,7 +174,7 @@ void gs_nbody_setup_free(struct gs_nbody_job *job) {
   be->gate_destroy(c, job->gate);
   be->queue_destroy(c, job->qc);
   be->queue_destroy(c, job->qcopy);
-  be->free_host(c, job->h_pos);
+  if (job->h_pos) be->free_host(c, job->h_pos);
   MPI_Type_free(&job->tile_type);
   free(job->ev);
   free(job->slice_offset);

@@ -12,10 +12,9 @@
 
 struct gs_ckpt_header;
 
-/* What this rank holds: valid until the next call that may move bodies (forces, undo, load).
- * count may not exceed job->count yet: the driver's diagnostic buffers (d_terms, the reduction
- * workspace) are sized for the standard slice; a solver whose counts grow (issue 33's
- * distributed tree) needs the driver to grow them first. */
+/* What this rank holds: valid until the next call that may move bodies (forces, potential, undo,
+ * load). count may exceed job->count (the distributed tree's domains): the driver grows its
+ * diagnostic buffers (d_terms, the reduction workspace) to it. */
 struct gs_nbody_held {
   void *pos, *vel, *acc; /* device, count body vectors each; acc is the last forces (w: potential) */
   const uint64_t *id;    /* host, count ids in held order; NULL: the ids are first .. first + count - 1 */
@@ -32,6 +31,14 @@ struct gs_nbody_origin {
 struct gs_nbody_solver {
   const char *name; /* "direct", "tree": the result rows' kernel column for the tree, the corrupt hook */
   int id;           /* --solver's value and the checkpoint's solver field (GS_NBODY_DIRECT, GS_NBODY_TREE) */
+  /* The layout its bodies are held in (enum gs_nbody_layout): GS_NBODY_LAYOUT_REPLICATED, every
+   * rank holds every position in the driver's buffers; GS_NBODY_LAYOUT_DOMAINS, each rank holds
+   * its own bodies (O(N / P)) and the driver makes no N-body buffers. --tree-layout picks among the
+   * tables of one id by it. */
+  int layout;
+  /* NULL, or whether backend be has what this table needs: a run that names no layout gets the
+   * first table of its id (in gs_nbody_solver.c's list) whose backend has it. */
+  int (*runs_on)(const struct gs_backend *be);
   /* Device memory per rank beyond the driver's, for n bodies (before the plan's size check). */
   double (*memory)(const struct gs_nbody_job *job, uint64_t n);
   /* A restart with this solver from a checkpoint h of this solver: its settings the command line
@@ -75,5 +82,10 @@ struct gs_nbody_solver {
 
 /* The solver of --solver's value (GS_NBODY_DIRECT, GS_NBODY_TREE), or NULL. */
 const struct gs_nbody_solver *gs_nbody_solver_find(int id);
+
+/* The solver a run with options o uses on backend be: the table of --solver's id and --tree-layout's
+ * layout, or with no layout given the first of that id (in gs_nbody_solver.c's list) that runs on
+ * be; NULL for no such id. */
+const struct gs_nbody_solver *gs_nbody_solver_pick(const struct gs_nbody_opts *o, const struct gs_backend *be);
 
 #endif

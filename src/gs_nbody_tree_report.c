@@ -173,6 +173,11 @@ void gs_nbody_tree_report_header(const struct gs_nbody_tree *t, double tol) {
   else
     printf("# solver: tree (Barnes-Hut), geometric opening theta = %g; %s; %s\n", o->theta, leaf, share);
   printf("# tree method: %s\n", job->be->tree->method);
+  gs_nbody_tree_report_check_line(job, tol);
+}
+
+void gs_nbody_tree_report_check_line(const struct gs_nbody_job *job, double tol) {
+  const struct gs_nbody_opts *o = job->o;
   const struct gs_kernel *rk = gs_nbody_ref_kernel(job->be);
   const char *ref = rk ? rk->name : "none";
   printf("# check: tree forces of up to %d bodies against a double-precision direct sum (%s kernel '%s', not the tree) "
@@ -193,20 +198,30 @@ void gs_nbody_tree_report_header(const struct gs_nbody_tree *t, double tol) {
  * rank 0 prints how the energy lines' potential is made and its error now, the sampled bodies'
  * |sum m (phi - phi_ref)| / |sum m phi_ref| (with N <= the sample, every body: the error of the
  * potential energy itself). Collective. */
+static void gs_nbody_tree_phi_line(struct gs_nbody_job *job, const struct gs_tree_sample *sm, const void *h_pos,
+                                   const void *h_acc);
+
 static void gs_nbody_tree_potential(struct gs_nbody_tree *t, const struct gs_tree_sample *sm) {
   struct gs_nbody_job *job = t->repl.job;
   gs_nbody_tree_scratch(t);
   /* the forces' all-gather staged through h_pos (--exchange host): the masses from d_pos again */
   job->be->copy_d2h(job->ctx, job->h_pos, job->d_pos, job->npad * job->esz, job->qc);
   void *h_acc = gs_nbody_tree_host(job, job->d_acc_scratch);
+  gs_nbody_tree_phi_line(job, sm, job->h_pos, h_acc);
+  free(h_acc);
+}
+
+/* The potential line of gs_nbody_tree_potential from host copies: every position (h_pos), this
+ * rank's slice of the diagnostics' evaluation (h_acc). Collective. */
+static void gs_nbody_tree_phi_line(struct gs_nbody_job *job, const struct gs_tree_sample *sm, const void *h_pos,
+                                   const void *h_acc) {
   double w[2] = {0, 0}, all[2];
   for (int s = 0; s < sm->n; s++) {
     double g[4], q[4];
     gs_nbody_ref_get(job, h_acc, sm->idx[s] - job->first, g);
-    gs_nbody_ref_get(job, job->h_pos, sm->idx[s], q);
+    gs_nbody_ref_get(job, h_pos, sm->idx[s], q);
     w[0] += q[3] * g[3], w[1] += q[3] * sm->ref[5 * s + 3];
   }
-  free(h_acc);
   GS_CHECK_MPI(&job->run->where, MPI_Reduce(w, all, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));
   if (job->run->rank != 0) return;
   char err[64] = "undefined (no potential: no mass)";
@@ -277,7 +292,7 @@ static double gs_nbody_tree_report_run(struct gs_bench *b, const struct gs_kerne
   return build + walk;
 }
 
-static int gs_nbody_tree_report_verify(struct gs_bench *b, const struct gs_kernel *k, struct gs_bench_result *r) {
+static int gs_nbody_tree_report_bench_verify(struct gs_bench *b, const struct gs_kernel *k, struct gs_bench_result *r) {
   const struct gs_nbody_tree_bench *tb = b->w;
   (void)k;
   r->extra[0] = gs_stats_of(tb->build, b->iters).median, r->extra[1] = gs_stats_of(tb->walk, b->iters).median;
@@ -307,7 +322,7 @@ static void gs_nbody_tree_report_row(struct gs_bench *b, const struct gs_kernel 
 static const struct gs_bench_ops gs_nbody_tree_report_ops = {
     .prepare = gs_nbody_tree_report_prepare,
     .run_timed = gs_nbody_tree_report_run,
-    .verify = gs_nbody_tree_report_verify,
+    .verify = gs_nbody_tree_report_bench_verify,
     .row = gs_nbody_tree_report_row,
 };
 
@@ -366,4 +381,20 @@ void gs_nbody_tree_report_steps(struct gs_nbody_tree *tr, const struct gs_step_t
            st[1].median, st[2].median, st[3].median, st[4].median);
   gs_nbody_ladder_params(job, row.params, sizeof row.params, extra);
   gs_report_add(&job->rep, &row);
+}
+
+int gs_nbody_tree_report_verify(struct gs_nbody_job *job, const char *when, const void *h_pos, const void *h_acc,
+                                const void *h_phi, double tol, double *p99) {
+  struct gs_tree_sample sm;
+  sm.n = gs_nbody_ref_sample_device(job, h_pos, &sm.idx, &sm.ref);
+  double *err = malloc(sizeof *err * 2 * (size_t)(sm.n ? sm.n : 1));
+  if (!err) GS_DIE(&job->run->where, "malloc", "out of memory");
+  gs_nbody_tree_errors(job, h_acc, &sm, err);
+  struct gs_tree_err e = gs_nbody_tree_gather(job, err, sm.n), w = gs_nbody_tree_gather(job, err + sm.n, sm.n);
+  e.sp99 = w.p99, e.smax = w.max;
+  *p99 = e.p99;
+  int v = gs_nbody_tree_verdict(job, when, &e, tol);
+  if (h_phi) gs_nbody_tree_phi_line(job, &sm, h_pos, h_phi);
+  free(err), free(sm.idx), free(sm.ref);
+  return v;
 }

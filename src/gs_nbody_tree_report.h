@@ -9,6 +9,9 @@
 /* Rank 0: the solver, the opening test, the backend's method, the check and the flop counts. */
 void gs_nbody_tree_report_header(const struct gs_nbody_tree *t, double tol);
 
+/* Rank 0: the check's and the rates' lines of the header (the domain-decomposed tree's too). */
+void gs_nbody_tree_report_check_line(const struct gs_nbody_job *job, double tol);
+
 /* Rank 0, resuming from a tree's checkpoint ck: a note when this run's tree settings differ from
  * those of the run that wrote it (its forces differ: the state then agrees with an uninterrupted
  * run only within the tree's force error). */
@@ -25,5 +28,14 @@ void gs_nbody_tree_report_final(struct gs_nbody_tree *t, long step, double tol);
 
 /* The per-step line and result row: total, build, walk, exchange, integration (slowest rank). */
 void gs_nbody_tree_report_steps(struct gs_nbody_tree *t, const struct gs_step_times *times, int steps);
+
+/* The check of a solver that holds its bodies its own way (the domain-decomposed tree): h_pos
+ * every body's position (host, all N), h_acc the forces of this rank's standard id slice (host);
+ * the verdict's line on rank 0 as the tree's own check prints it (a FAILED check sets
+ * job->failed); h_phi (or NULL): the slice of the diagnostics' evaluation, whose potential
+ * error the diagnostics line then states as the replicated tree's does; returns 1 OK, 2 less accurate than usual, 0 FAILED, and the 99th percentile in
+ * *p99 (rank 0). Collective. */
+int gs_nbody_tree_report_verify(struct gs_nbody_job *job, const char *when, const void *h_pos, const void *h_acc,
+                                const void *h_phi, double tol, double *p99);
 
 #endif

@@ -1,7 +1,7 @@
 /* gs_nbody_tree_solver.c: the tree solver's table (gs_nbody_solver.h): the replicated layout
  * (gs_nbody_repl.c), its evaluation (gs_nbody_tree.c) and its reports (gs_nbody_tree_report.c).
  * A table of its own so that neither of those two includes the other. */
-#include "gs_nbody_solver.h"
+#include "gs_nbody_tree_solver.h"
 
 #include <stdlib.h>
 
@@ -57,21 +57,28 @@ static double gs_nbody_tree_solver_memory(const struct gs_nbody_job *job, uint64
   return (double)run->be->tree->workspace(job->ctx, &a) + (double)npad * job->esz * (job->o->opening ? 2 : 1);
 }
 
-static void gs_nbody_tree_solver_adopt(const struct gs_ckpt_header *h, struct gs_nbody_opts *o,
-                                       const struct gs_options *opt) {
+void gs_nbody_tree_solver_adopt(const struct gs_ckpt_header *h, struct gs_nbody_opts *o,
+                                const struct gs_options *opt) {
   if (!gs_options_given(opt, "theta")) o->theta = h->theta;
   if (!gs_options_given(opt, "opening")) o->opening = h->opening;
   if (!gs_options_given(opt, "alpha")) o->alpha = h->alpha;
   if (!gs_options_given(opt, "leaf")) o->leaf = h->leaf;
 }
 
-static int gs_nbody_tree_solver_check(struct gs_nbody_job *job, struct gs_msg *msg) {
+int gs_nbody_tree_solver_check(struct gs_nbody_job *job, struct gs_msg *msg) {
   job->kname = "tree";
   if (!job->be->tree) return gs_error_msg(msg, "--solver tree: the %s backend has no tree solver", job->be->name);
   if (gs_options_given(job->run->opt, "kernel"))
     return gs_error_msg(
         msg, "--kernel names direct-sum kernels: the checkpoint's solver is the tree (give --solver direct)");
   return GS_OK;
+}
+
+/* The replicated layout's check: the tree's, and no option of the domains. */
+static int gs_nbody_tree_solver_check_repl(struct gs_nbody_job *job, struct gs_msg *msg) {
+  if (gs_options_given(job->run->opt, "tree-cell"))
+    return gs_error_msg(msg, "--tree-cell is an option of --tree-layout domains: this run's tree is replicated");
+  return gs_nbody_tree_solver_check(job, msg);
 }
 
 static void *gs_nbody_tree_solver_open(struct gs_nbody_job *job) {
@@ -84,7 +91,7 @@ static void *gs_nbody_tree_solver_open(struct gs_nbody_job *job) {
 
 static double gs_nbody_tree_solver_interactions(void *s) { return ((struct gs_nbody_tree *)s)->inter; }
 
-static void gs_nbody_tree_solver_ckpt(const struct gs_nbody_job *job, struct gs_ckpt_header *h) {
+void gs_nbody_tree_solver_ckpt(const struct gs_nbody_job *job, struct gs_ckpt_header *h) {
   const struct gs_nbody_opts *o = job->o;
   h->solver = GS_NBODY_TREE, h->opening = o->opening, h->theta = o->theta, h->alpha = o->alpha, h->leaf = o->leaf;
 }
@@ -98,9 +105,10 @@ static void gs_nbody_tree_solver_close(void *s) {
 const struct gs_nbody_solver gs_nbody_tree_solver_ops = {
     .name = "tree",
     .id = GS_NBODY_TREE,
+    .layout = GS_NBODY_LAYOUT_REPLICATED,
     .memory = gs_nbody_tree_solver_memory,
     .adopt = gs_nbody_tree_solver_adopt,
-    .check = gs_nbody_tree_solver_check,
+    .check = gs_nbody_tree_solver_check_repl,
     .open = gs_nbody_tree_solver_open,
     .load = gs_nbody_repl_load,
     .resume = gs_nbody_tree_solver_resume,

@@ -22,23 +22,28 @@ run() {
   echo "ok: $np ranks: $*"
 }
 
-for solver in direct tree; do
+# The tree in both layouts: domains (ranks holding no cell take part in every exchange) and
+# replicated; a restart takes the CPU's default layout (domains), so the replicated checkpoint
+# resumes in the other layout.
+for solver in direct "tree --tree-layout domains" "tree --tree-layout replicated"; do
   nb="nbody --backend cpu --solver $solver --iters 1 --progress off"
+  dir=$(echo "$solver" | tr -c 'a-z\n' '_')
   run 3 $nb --n 1 --steps 2
   run 2 $nb --n 2 --steps 2
-  run 3 $nb --n 2 --steps 3 --energy-every 1 --snapshot-every 1 --checkpoint-every 2 --output "$tmp/$solver"
-  ls "$tmp/$solver"/checkpoint_*.gsck >/dev/null 2>&1 || gs_fail "$solver: no checkpoint in $tmp/$solver"
+  run 3 $nb --n 2 --steps 3 --energy-every 1 --snapshot-every 1 --checkpoint-every 2 --output "$tmp/$dir"
+  ls "$tmp/$dir"/checkpoint_*.gsck >/dev/null 2>&1 || gs_fail "$solver: no checkpoint in $tmp/$dir"
   run 3 nbody --backend cpu --iters 1 --progress off --steps 5 --energy-every 2 --snapshot-every 2 \
-    --restart "$tmp/$solver" --output "$tmp/$solver"
+    --restart "$tmp/$dir" --output "$tmp/$dir"
   echo "$out" | grep "^# final state: step 5," >/dev/null || { echo "$out"; gs_fail "$solver: the restart did not reach step 5"; }
   # a stop: the wall-clock budget, then the checkpoint of the last step, on every rank
-  run 3 $nb --n 2 --steps 100000000 --walltime 00:00:02 --output "$tmp/$solver-stop"
+  run 3 $nb --n 2 --steps 100000000 --walltime 00:00:02 --output "$tmp/$dir-stop"
   echo "$out" | grep '^# stopped after step [0-9]* of 100000000 (wall-clock budget nearly spent)' >/dev/null ||
     { echo "$out"; gs_fail "$solver: no stop on the wall-clock budget"; }
 done
 # The tree cases: N = 256 on 3 ranks (2 tiles: rank 2 owns none), and the relative
 # opening test (a_old gathered from every rank) through a restart.
 run 3 nbody --backend cpu --solver tree --iters 1 --progress off --n 256 --steps 2
+run 3 nbody --backend cpu --solver tree --tree-layout replicated --iters 1 --progress off --n 256 --steps 2
 run 3 nbody --backend cpu --solver tree --iters 1 --progress off --n 2 --steps 2 --opening relative --energy-every 1 \
   --checkpoint-every 2 --output "$tmp/relative"
 run 3 nbody --backend cpu --iters 1 --progress off --steps 3 --restart "$tmp/relative"

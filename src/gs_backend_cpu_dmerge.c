@@ -1,0 +1,202 @@
+/* gs_backend_cpu_dmerge.c: the CPU backend's merged distributed tree and its walk. The node array
+ * is the top trie (built alike on every rank from the replicated cell table: the compressed octree
+ * over the cell prefixes, each top node's children cells or top nodes in digit order, moments from
+ * the children with the replicated tree's code), then this rank's cell subtrees, then the received
+ * fragments; a remote cell whose root was not received is its table record, closed. The walk of
+ * each held body is the replicated CPU tree's depth-first walk (same test, kernels and child
+ * order), its own body skipped by global id. Every cell is a node of the global compressed tree
+ * and every branch point above the cells a top node, so the tree walked is the same on any rank
+ * count, bit for bit; only which nodes are present differs, and a walk that must open a closed
+ * node counts it (a bug: the caller fails the run) and takes it whole. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_backend_cpu_dtree.h"
+
+#define GS_CPU_DMERGE_STACK (7 * 2 * GS_DTREE_LEVELS + 16)
+
+/* The merged tree being made: nodes, bodies (local first) and their ids (remote: none). */
+struct gs_cpu_dmerge {
+  struct gs_dtree_node *m;
+  uint64_t nodes, top;
+  double *body;
+  uint64_t *idx, bodies;
+  uint64_t *cellslot; /* the top area's slot of every cell */
+  char *istop;        /* slot s is a top node (not a cell) */
+};
+
+/* The top trie's shape: slot 0 the root; a top node over cells [i, j) has one child per digit at
+ * the first digit where their prefixes differ, contiguous slots. */
+static void gs_cpu_dmerge_shape(struct gs_cpu_dmerge *g, const struct gs_dtree_cell *table, int ncell, int *queue) {
+  g->top = 1;
+  if (ncell == 1) {
+    g->cellslot[0] = 0, g->istop[0] = 0;
+    return;
+  }
+  int nq = 1; /* queue of (slot, i, j) triples */
+  queue[0] = 0, queue[1] = 0, queue[2] = ncell, g->istop[0] = 1;
+  for (int q = 0; q < nq; q++) {
+    int s = queue[3 * q], i = queue[3 * q + 1], j = queue[3 * q + 2];
+    int d = gs_backend_cpu_dtree_digit(table[i].key, table[j - 1].key);
+    struct gs_dtree_node *nd = &g->m[s];
+    memset(nd, 0, sizeof *nd);
+    nd->depth = d, nd->child = g->top;
+    for (int a = i, b = i + 1; b <= j; b++) {
+      if (b < j && gs_backend_cpu_dtree_at(table[b].key, d) == gs_backend_cpu_dtree_at(table[a].key, d)) continue;
+      uint64_t slot = g->top++;
+      nd->nchild++;
+      g->istop[slot] = b - a > 1;
+      if (b - a == 1)
+        g->cellslot[a] = slot;
+      else
+        queue[3 * nq] = (int)slot, queue[3 * nq + 1] = a, queue[3 * nq + 2] = b, nq++;
+      a = b;
+    }
+  }
+}
+
+/* Nodes and bodies of the received fragments (a first pass, to size the arrays). */
+static void gs_cpu_dmerge_count(const struct gs_dtree_msg *recv, uint64_t *nodes, uint64_t *bodies) {
+  *nodes = *bodies = 0;
+  for (size_t at = 0; at < recv->bytes;) {
+    uint64_t head[3];
+    memcpy(head, recv->data + at, sizeof head);
+    *nodes += head[1], *bodies += head[2];
+    at += sizeof head + head[1] * sizeof(struct gs_dtree_node) + head[2] * 4 * sizeof(double);
+  }
+}
+
+/* Node record r placed at slot s: its children moved by off, its bucket's bodies by boff. */
+static void gs_cpu_dmerge_put(struct gs_cpu_dmerge *g, uint64_t s, const struct gs_dtree_node *r, uint64_t off,
+                              uint64_t boff) {
+  g->m[s] = *r;
+  if (r->nchild)
+    g->m[s].child += off;
+  else if (!r->closed)
+    g->m[s].first += boff;
+}
+
+/* The received fragments: appended, their roots into their cells' slots. */
+static void gs_cpu_dmerge_received(struct gs_cpu_dmerge *g, const struct gs_dtree_msg *recv) {
+  for (size_t at = 0; at < recv->bytes;) {
+    uint64_t head[3], base = g->nodes, bbase = g->bodies;
+    memcpy(head, recv->data + at, sizeof head);
+    at += sizeof head;
+    const char *rec = recv->data + at;
+    for (uint64_t k = 0; k < head[1]; k++) {
+      struct gs_dtree_node r;
+      memcpy(&r, rec + k * sizeof r, sizeof r);
+      gs_cpu_dmerge_put(g, k ? base + k : g->cellslot[head[0]], &r, base, bbase);
+    }
+    g->nodes += head[1];
+    at += head[1] * sizeof(struct gs_dtree_node);
+    memcpy(g->body + 4 * bbase, recv->data + at, head[2] * 4 * sizeof(double));
+    for (uint64_t k = 0; k < head[2]; k++)
+      g->idx[bbase + k] = UINT64_MAX; /* remote bodies are never a target */
+    g->bodies += head[2];
+    at += head[2] * 4 * sizeof(double);
+  }
+}
+
+/* The top nodes' boxes, counts and moments from their children, deepest first (children come
+ * after their parents). */
+static void gs_cpu_dmerge_moments(struct gs_cpu_dmerge *g) {
+  for (uint64_t s = g->top; s-- > 0;) {
+    if (!g->istop[s]) continue;
+    struct gs_dtree_node *nd = &g->m[s];
+    for (uint32_t k = 0; k < nd->nchild; k++) {
+      const struct gs_dtree_node *ch = &g->m[nd->child + k];
+      nd->count += ch->count;
+      for (int c = 0; c < 3; c++) {
+        if (!k || ch->lo[c] < nd->lo[c]) nd->lo[c] = ch->lo[c];
+        if (!k || ch->hi[c] > nd->hi[c]) nd->hi[c] = ch->hi[c];
+      }
+    }
+    gs_backend_cpu_tree_moments(g->m, g->body, s);
+  }
+}
+
+/* The merged tree of table, the local subtrees t and the received fragments into g. */
+static void gs_cpu_dmerge_make(gs_ctx *c, struct gs_cpu_dmerge *g, const struct gs_cpu_dtree *t,
+                               const struct gs_dtree_cell *table, int ncell, int cell0,
+                               const struct gs_dtree_msg *recv) {
+  uint64_t rn, rb;
+  gs_cpu_dmerge_count(recv, &rn, &rb);
+  uint64_t cap = 2 * (uint64_t)ncell + t->nodes + rn;
+  g->m = malloc(sizeof *g->m * cap), g->body = malloc(4 * sizeof *g->body * (t->n + rb + 1));
+  g->idx = malloc(sizeof *g->idx * (t->n + rb + 1)), g->cellslot = malloc(sizeof *g->cellslot * (size_t)ncell);
+  g->istop = calloc(2 * (size_t)ncell, 1);
+  int *queue = malloc(3 * sizeof *queue * 2 * (size_t)ncell);
+  if (!g->m || !g->body || !g->idx || !g->cellslot || !g->istop || !queue)
+    GS_DIE(&c->where, "malloc", "out of memory for the merged tree");
+  gs_cpu_dmerge_shape(g, table, ncell, queue);
+  free(queue);
+  memcpy(g->body, t->body, 4 * sizeof *g->body * t->n);
+  g->bodies = t->n, g->nodes = g->top;
+  for (int k = 0; k < ncell; k++) { /* remote cells: their table records, closed until received */
+    g->m[g->cellslot[k]] = table[k].node;
+    g->m[g->cellslot[k]].nchild = 0, g->m[g->cellslot[k]].closed = 1;
+  }
+  for (int k = 0; k < t->ncell; k++)
+    gs_cpu_dmerge_put(g, g->cellslot[cell0 + k], &t->node[t->root[k]], g->top, 0);
+  for (uint64_t j = 0; j < t->nodes; j++)
+    gs_cpu_dmerge_put(g, g->top + j, &t->node[j], g->top, 0);
+  g->nodes += t->nodes;
+  gs_cpu_dmerge_received(g, recv);
+  gs_cpu_dmerge_moments(g);
+}
+
+/* The forces on the target self at x; counts of body-body and body-cell interactions into cnt,
+ * closed nodes the walk had to open into *missing. */
+static void gs_cpu_dmerge_one(const struct gs_tree_args *a, const struct gs_cpu_dmerge *g, uint64_t self,
+                              const double x[3], double aold, double out[4], uint64_t cnt[2], uint64_t *missing) {
+  uint64_t stack[GS_CPU_DMERGE_STACK];
+  int sp = 1;
+  double e2 = a->law == GS_LAW_PLUMMER ? a->eps2 : 0;
+  stack[0] = 0;
+  while (sp > 0) {
+    const struct gs_dtree_node *nd = &g->m[stack[--sp]];
+    int open = gs_backend_cpu_tree_open(a, nd, x, aold);
+    if (open && nd->closed) (*missing)++;
+    if (!open || nd->closed) {
+      gs_backend_cpu_tree_cell(nd, x, a->G, e2, out), cnt[1]++;
+    } else if (!nd->nchild) {
+      gs_backend_cpu_tree_leaf(a, g->body, g->idx, nd, self, x, out), cnt[0] += nd->count;
+    } else {
+      for (uint32_t c = nd->nchild; c-- > 0;)
+        stack[sp++] = nd->child + c; /* the first child on top: visited in digit order */
+    }
+  }
+}
+
+uint64_t gs_backend_cpu_dmerge_walk(gs_ctx *c, void *p, const struct gs_tree_args *a, const struct gs_dtree_cell *table,
+                                    int ncell, int cell0, const struct gs_dtree_msg *recv,
+                                    const struct gs_dtree_bodies *b, double *work) {
+  const struct gs_cpu_dtree *t = p;
+  struct gs_cpu_dmerge g = {0};
+  gs_cpu_dmerge_make(c, &g, t, table, ncell, cell0, recv);
+  memcpy(g.idx, b->id, sizeof *g.idx * t->n);
+  uint64_t bb = 0, bc = 0, missing = 0;
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : bb, bc, missing)
+  for (uint64_t i = 0; i < t->n; i++) {
+    if (a->stop && a->stop()) continue; /* abandoned: one body's work bounds the wait */
+    double out[4] = {0}, aold = 0, g4[4];
+    uint64_t cnt[2] = {0, 0};
+    if (a->opening == GS_TREE_RELATIVE && !a->first) {
+      gs_backend_cpu_dtree_get(a->precision, b->acc, i, g4);
+      aold = sqrt(g4[0] * g4[0] + g4[1] * g4[1] + g4[2] * g4[2]);
+    }
+    gs_cpu_dmerge_one(a, &g, b->id[i], g.body + 4 * i, aold, out, cnt, &missing);
+    if (!a->potential) out[3] = 0;
+    for (int d = 0; d < 4; d++) {
+      if (a->precision) ((double *)a->acc)[4 * i + d] = out[d];
+      else ((float *)a->acc)[4 * i + d] = (float)out[d];
+    }
+    if (work) work[i] = (double)(cnt[0] + cnt[1]);
+    bb += cnt[0], bc += cnt[1];
+  }
+  if (a->counts) a->counts[GS_TREE_BODY_BODY] += bb, a->counts[GS_TREE_BODY_CELL] += bc;
+  free(g.m), free(g.body), free(g.idx), free(g.cellslot), free(g.istop);
+  return missing;
+}

@@ -1,0 +1,296 @@
+/* gs_backend_cpu_dtree.c: the CPU backend's distributed-tree primitives (struct gs_dtree_ops):
+ * keys and the (key, id) sort, the compressed key-grid octree of each domain cell, the locally
+ * essential tree for one receiver, and the merged tree's walk (gs_backend_cpu_dmerge.c).
+ * Node moments, the opening test and the kernels are the replicated CPU tree's
+ * (gs_backend_cpu_tree.c), so a node's record depends only on its bodies in (key, id) order:
+ * bitwise the same whichever rank builds it. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_backend_cpu.h"
+#include "gs_backend_cpu_dtree.h"
+
+#define GS_CPU_DTREE_LEAF 8 /* as the replicated CPU tree's buckets */
+
+static void *gs_cpu_dtree_grow(gs_ctx *c, void *p, size_t bytes) {
+  void *q = realloc(p, bytes ? bytes : 1);
+  if (!q) GS_DIE(&c->where, "realloc", "out of memory for the distributed tree");
+  return q;
+}
+
+void gs_backend_cpu_dtree_reserve(gs_ctx *c, struct gs_cpu_dtree *t, uint64_t nodes, uint64_t bodies) {
+  if (nodes > t->node_cap) {
+    t->node_cap = nodes + nodes / 2 + 16;
+    t->node = gs_cpu_dtree_grow(c, t->node, t->node_cap * sizeof *t->node);
+  }
+  if (bodies > t->body_cap) {
+    t->body_cap = bodies + bodies / 2 + 16;
+    t->body = gs_cpu_dtree_grow(c, t->body, t->body_cap * 4 * sizeof *t->body);
+  }
+}
+
+static void *gs_cpu_dtree_open(gs_ctx *c) {
+  struct gs_cpu_dtree *t = calloc(1, sizeof *t);
+  if (!t) GS_DIE(&c->where, "calloc", "out of memory");
+  return t;
+}
+
+static void gs_cpu_dtree_close(gs_ctx *c, void *p) {
+  (void)c;
+  struct gs_cpu_dtree *t = p;
+  if (!t) return;
+  free(t->node), free(t->body), free(t->root);
+  free(t);
+}
+
+/* The key of x: 21 bits per axis from the cube, interleaved a digit (x | y << 1 | z << 2, the CPU
+ * tree's octant order) per level from the top. Every rank computes it with the same doubles. */
+static uint64_t gs_cpu_dtree_key(const struct gs_dtree_cube *cube, const double x[3]) {
+  const double cells = (double)(1u << GS_DTREE_BITS);
+  uint64_t g[3], k = 0;
+  for (int c = 0; c < 3; c++) {
+    double f = cube->edge > 0 ? (x[c] - cube->lo[c]) / cube->edge * cells : 0;
+    g[c] = !(f > 0) ? 0 : f >= cells - 1 ? (uint64_t)cells - 1 : (uint64_t)f;
+  }
+  for (int b = GS_DTREE_BITS - 1; b >= 0; b--)
+    k = k << 3 | ((g[0] >> b) & 1) | ((g[1] >> b) & 1) << 1 | ((g[2] >> b) & 1) << 2;
+  return k;
+}
+
+void gs_backend_cpu_dtree_get(int precision, const void *v, uint64_t i, double q[4]) {
+  for (int c = 0; c < 4; c++)
+    q[c] = precision ? ((const double *)v)[4 * i + c] : ((const float *)v)[4 * i + c];
+}
+
+struct gs_cpu_dtree_order {
+  uint64_t key, id, at;
+};
+
+static int gs_cpu_dtree_cmp(const void *x, const void *y) {
+  const struct gs_cpu_dtree_order *a = x, *b = y;
+  if (a->key != b->key) return a->key < b->key ? -1 : 1;
+  return (a->id > b->id) - (a->id < b->id);
+}
+
+/* v (n rows of `row` bytes) into the order o, through tmp. */
+static void gs_cpu_dtree_permute(void *v, size_t row, const struct gs_cpu_dtree_order *o, uint64_t n, char *tmp) {
+  for (uint64_t i = 0; i < n; i++)
+    memcpy(tmp + i * row, (const char *)v + o[i].at * row, row);
+  memcpy(v, tmp, n * row);
+}
+
+static void gs_cpu_dtree_sort(gs_ctx *c, void *t, int precision, const struct gs_dtree_cube *cube,
+                              struct gs_dtree_bodies *b) {
+  (void)t;
+  size_t vb = precision ? 32 : 16;
+  struct gs_cpu_dtree_order *o = malloc(sizeof *o * (b->n ? b->n : 1));
+  char *tmp = malloc(vb * (b->n ? b->n : 1));
+  if (!o || !tmp) GS_DIE(&c->where, "malloc", "out of memory");
+  for (uint64_t i = 0; i < b->n; i++) {
+    double q[4];
+    gs_backend_cpu_dtree_get(precision, b->pos, i, q);
+    o[i].key = gs_cpu_dtree_key(cube, q), o[i].id = b->id[i], o[i].at = i;
+  }
+  qsort(o, b->n, sizeof *o, gs_cpu_dtree_cmp);
+  void *vec[3] = {b->pos, b->vel, b->acc};
+  for (int k = 0; k < 3; k++)
+    gs_cpu_dtree_permute(vec[k], vb, o, b->n, tmp);
+  gs_cpu_dtree_permute(b->work, sizeof *b->work, o, b->n, tmp);
+  for (uint64_t i = 0; i < b->n; i++)
+    b->key[i] = o[i].key, b->id[i] = o[i].id;
+  free(o), free(tmp);
+}
+
+/* The first digit (0 = the top level) where keys x and y differ; GS_DTREE_LEVELS if none. */
+int gs_backend_cpu_dtree_digit(uint64_t x, uint64_t y) {
+  uint64_t d = x ^ y;
+  if (!d) return GS_DTREE_LEVELS;
+  int h = 63 - __builtin_clzll(d);
+  return (3 * GS_DTREE_LEVELS - 1 - h) / 3;
+}
+
+/* Digit d of key k. */
+int gs_backend_cpu_dtree_at(uint64_t k, int d) { return (int)(k >> (3 * (GS_DTREE_LEVELS - 1 - d)) & 7); }
+
+/* Node k (bodies [first, first + count) of t->body, keys key): its tight box, then, unless it is
+ * a leaf bucket (few bodies, or one key), its children, one per non-empty digit at the first
+ * digit where its keys differ, appended at t->nodes. */
+static void gs_cpu_dtree_split(gs_ctx *c, struct gs_cpu_dtree *t, const uint64_t *key, uint64_t k, uint64_t leaf) {
+  struct gs_dtree_node *nd = &t->node[k];
+  for (uint64_t j = nd->first; j < nd->first + nd->count; j++)
+    for (int d = 0; d < 3; d++) {
+      double x = t->body[4 * j + d];
+      if (j == nd->first || x < nd->lo[d]) nd->lo[d] = x;
+      if (j == nd->first || x > nd->hi[d]) nd->hi[d] = x;
+    }
+  uint64_t end = nd->first + nd->count;
+  int dig = gs_backend_cpu_dtree_digit(key[nd->first], key[end - 1]);
+  nd->nchild = 0, nd->depth = dig, nd->closed = 0;
+  if (nd->count <= leaf || dig == GS_DTREE_LEVELS) return;
+  uint64_t first = nd->first, nchild = 0;
+  for (uint64_t j = first + 1; j <= end; j++)
+    nchild += j == end || gs_backend_cpu_dtree_at(key[j], dig) != gs_backend_cpu_dtree_at(key[j - 1], dig);
+  gs_backend_cpu_dtree_reserve(c, t, t->nodes + nchild, 0);
+  nd = &t->node[k];
+  nd->child = t->nodes;
+  for (uint64_t j = first + 1, from = first; j <= end; j++) {
+    if (j < end && gs_backend_cpu_dtree_at(key[j], dig) == gs_backend_cpu_dtree_at(key[j - 1], dig)) continue;
+    struct gs_dtree_node *ch = &t->node[t->nodes++];
+    memset(ch, 0, sizeof *ch);
+    ch->first = from, ch->count = j - from, from = j;
+    nd->nchild++;
+  }
+}
+
+/* min |a_old| over bodies [from, to) of acc (the relative test's bound for a target box). */
+static double gs_cpu_dtree_amin(const struct gs_tree_args *a, const void *acc, uint64_t from, uint64_t to) {
+  double m = INFINITY;
+  if (a->opening != GS_TREE_RELATIVE || a->first) return m;
+  for (uint64_t i = from; i < to; i++) {
+    double g[4], s = 0;
+    gs_backend_cpu_dtree_get(a->precision, acc, i, g);
+    for (int d = 0; d < 3; d++)
+      s += g[d] * g[d];
+    s = sqrt(s);
+    if (s < m) m = s;
+  }
+  return m;
+}
+
+static void gs_cpu_dtree_build(gs_ctx *c, void *p, const struct gs_tree_args *a, const struct gs_dtree_bodies *b,
+                               const uint64_t *at, struct gs_dtree_cell *cells, int ncell) {
+  struct gs_cpu_dtree *t = p;
+  uint64_t leaf = a->leaf > 0 ? (uint64_t)a->leaf : GS_CPU_DTREE_LEAF;
+  t->nodes = 0, t->n = b->n;
+  gs_backend_cpu_dtree_reserve(c, t, 2 * b->n + 1, b->n);
+  t->root = gs_cpu_dtree_grow(c, t->root, sizeof *t->root * (size_t)(ncell ? ncell : 1));
+  for (uint64_t i = 0; i < b->n; i++)
+    gs_backend_cpu_dtree_get(a->precision, b->pos, i, t->body + 4 * i);
+  for (int k = 0; k < ncell; k++) {
+    uint64_t r = t->nodes++;
+    t->root[k] = r;
+    memset(&t->node[r], 0, sizeof t->node[r]);
+    t->node[r].first = at[k], t->node[r].count = at[k + 1] - at[k];
+    for (uint64_t j = r; j < t->nodes; j++) /* breadth first: children after their parent */
+      gs_cpu_dtree_split(c, t, b->key, j, leaf);
+    for (uint64_t j = t->nodes; j-- > r;)
+      gs_backend_cpu_tree_moments(t->node, t->body, j);
+    cells[k].node = t->node[r];
+    cells[k].amin = gs_cpu_dtree_amin(a, b->acc, at[k], at[k + 1]);
+  }
+}
+
+/* May the walk open nd for some target in box T (with |a_old| >= T's amin)? The walk's test with
+ * the distance from com to the box (per axis as the walk computes its differences: rounding is
+ * monotone, so no target's d2 is below it), theta^2 and alpha shrunk by 2^-12 against the
+ * products' rounding: when in doubt, open (it only sends more). */
+static int gs_cpu_dtree_may_open(const struct gs_tree_args *a, const struct gs_dtree_node *nd,
+                                 const struct gs_dtree_cell *T) {
+  const double margin = 1 - 1.0 / 4096;
+  const struct gs_dtree_node *tb = &T->node;
+  double d2 = 0;
+  int overlap = 1;
+  for (int c = 0; c < 3; c++) {
+    double lo = tb->lo[c] - nd->com[c], hi = nd->com[c] - tb->hi[c], r = lo > hi ? lo : hi;
+    if (r < 0) r = 0;
+    d2 += r * r;
+    overlap &= tb->lo[c] <= nd->hi[c] && tb->hi[c] >= nd->lo[c];
+  }
+  if (overlap) return 1;
+  if (a->law == GS_LAW_CUTOFF) {
+    double reach = nd->size + sqrt(a->cut2);
+    if (d2 < reach * reach) return 1;
+  }
+  if (a->opening == GS_TREE_RELATIVE && !a->first)
+    return a->G * nd->mass * nd->size * nd->size > a->alpha * margin * T->amin * d2 * d2;
+  return nd->size * nd->size > a->theta * a->theta * margin * d2;
+}
+
+static int gs_cpu_dtree_needed(const struct gs_tree_args *a, const struct gs_dtree_node *nd,
+                               const struct gs_dtree_cell *targets, int ntarget) {
+  for (int k = 0; k < ntarget; k++)
+    if (targets[k].node.count && gs_cpu_dtree_may_open(a, nd, &targets[k])) return 1;
+  return 0;
+}
+
+static void gs_cpu_dtree_put(gs_ctx *c, struct gs_dtree_msg *m, const void *p, size_t bytes) {
+  if (m->bytes + bytes > m->cap) {
+    m->cap = (m->bytes + bytes) * 2 + 4096;
+    m->data = gs_cpu_dtree_grow(c, m->data, m->cap);
+  }
+  memcpy(m->data + m->bytes, p, bytes);
+  m->bytes += bytes;
+}
+
+/* One cell's fragment for a receiver: the nodes it may open, breadth first from the root (each
+ * open node's children contiguous, child indices relative to the fragment), and the bodies of
+ * the open buckets (first relative to the fragment's bodies); unopened nodes closed. */
+static void gs_cpu_dtree_fragment(gs_ctx *c, struct gs_cpu_dtree *t, const struct gs_tree_args *a, uint64_t cell,
+                                  uint64_t root, const struct gs_dtree_cell *targets, int ntarget,
+                                  struct gs_dtree_msg *out) {
+  uint64_t cap = 64, nn = 1, nb = 0, *src = malloc(sizeof *src * cap);
+  struct gs_dtree_node *frag = malloc(sizeof *frag * cap);
+  if (!src || !frag) GS_DIE(&c->where, "malloc", "out of memory");
+  src[0] = root, frag[0] = t->node[root];
+  for (uint64_t q = 0; q < nn; q++) {
+    const struct gs_dtree_node *nd = &t->node[src[q]];
+    if (q > 0 && !gs_cpu_dtree_needed(a, nd, targets, ntarget)) {
+      frag[q].nchild = 0, frag[q].closed = 1;
+      continue;
+    }
+    if (!nd->nchild) { /* an open bucket: its bodies travel */
+      frag[q].first = nb, nb += nd->count;
+      continue;
+    }
+    if (nn + nd->nchild > cap) {
+      cap = 2 * (nn + nd->nchild);
+      src = gs_cpu_dtree_grow(c, src, sizeof *src * cap), frag = gs_cpu_dtree_grow(c, frag, sizeof *frag * cap);
+    }
+    frag[q].child = nn;
+    for (uint32_t k = 0; k < nd->nchild; k++)
+      src[nn] = nd->child + k, frag[nn++] = t->node[nd->child + k];
+  }
+  uint64_t head[3] = {cell, nn, nb};
+  gs_cpu_dtree_put(c, out, head, sizeof head);
+  gs_cpu_dtree_put(c, out, frag, nn * sizeof *frag);
+  for (uint64_t q = 0; q < nn; q++)
+    if (!frag[q].nchild && !frag[q].closed)
+      gs_cpu_dtree_put(c, out, t->body + 4 * t->node[src[q]].first, t->node[src[q]].count * 4 * sizeof(double));
+  free(src), free(frag);
+}
+
+static void gs_cpu_dtree_let(gs_ctx *c, void *p, const struct gs_tree_args *a, int cell0,
+                             const struct gs_dtree_cell *targets, int ntarget, struct gs_dtree_msg *out,
+                             int ncell) {
+  struct gs_cpu_dtree *t = p;
+  for (int k = 0; k < ncell; k++)
+    if (gs_cpu_dtree_needed(a, &t->node[t->root[k]], targets, ntarget))
+      gs_cpu_dtree_fragment(c, t, a, (uint64_t)(cell0 + k), t->root[k], targets, ntarget, out);
+}
+
+/* The table's interface takes the local cell count from the last build. */
+static void gs_cpu_dtree_let_all(gs_ctx *c, void *p, const struct gs_tree_args *a, int cell0,
+                                 const struct gs_dtree_cell *targets, int ntarget, struct gs_dtree_msg *out) {
+  struct gs_cpu_dtree *t = p;
+  gs_cpu_dtree_let(c, p, a, cell0, targets, ntarget, out, t->ncell);
+}
+
+static void gs_cpu_dtree_build_all(gs_ctx *c, void *p, const struct gs_tree_args *a, const struct gs_dtree_bodies *b,
+                                   const uint64_t *at, struct gs_dtree_cell *cells, int ncell) {
+  ((struct gs_cpu_dtree *)p)->ncell = ncell;
+  gs_cpu_dtree_build(c, p, a, b, at, cells, ncell);
+}
+
+const struct gs_dtree_ops gs_backend_cpu_dtree_ops = {
+    .method = "CPU: Morton keys (21 bits per axis) and a (key, id) sort per rank, the compressed key-grid octree of "
+              "each domain cell (leaf buckets, default 8 bodies), monopole + traceless quadrupole in double, one "
+              "depth-first walk per body over the merged tree (OpenMP, dynamic)",
+    .leaf = GS_CPU_DTREE_LEAF,
+    .open = gs_cpu_dtree_open,
+    .close = gs_cpu_dtree_close,
+    .sort = gs_cpu_dtree_sort,
+    .build = gs_cpu_dtree_build_all,
+    .let = gs_cpu_dtree_let_all,
+    .walk = gs_backend_cpu_dmerge_walk,
+};

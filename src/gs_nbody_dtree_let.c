@@ -1,0 +1,150 @@
+/* gs_nbody_dtree_let.c: one evaluation of the domain-decomposed tree after its domains: each rank
+ * builds its cells' subtrees; their root records (moments, tight box, count, and min |a_old| of
+ * the cell's bodies) are all-gathered into the cell table in key order; each rank then sends each
+ * other rank the locally essential tree of its cells for that rank's cells (the nodes the walk
+ * may open for a target in one of them, a conservative test: gs_backend_cpu_dtree.c) in one
+ * all-to-all; each walks its bodies over the merged tree. A walk that met a node it had to open
+ * but did not receive fails the run on every rank: only a bug can do that, never silently. */
+#include "gs_nbody_dtree.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_nbody_tree.h"
+
+static struct gs_tree_args gs_nbody_dtree_args(const struct gs_nbody_dtree *d, int potential, int first, int flags) {
+  const struct gs_nbody_job *job = d->job;
+  const struct gs_nbody_opts *o = job->o;
+  struct gs_tree_args a = {.precision = job->prec,
+                           .law = job->law,
+                           .targets = GS_TREE_BY_ORDER,
+                           .potential = potential,
+                           .G = job->corrupt ? -job->G : job->G, /* a planted fault: repulsion */
+                           .eps2 = job->eps2,
+                           .cut2 = job->cut2,
+                           .opening = o->opening,
+                           .first = first,
+                           .theta = o->theta,
+                           .alpha = o->alpha,
+                           .leaf = o->leaf,
+                           .stop = job->stop};
+  if (flags & GS_NBODY_DTREE_DIAG) a.opening = GS_TREE_GEOMETRIC, a.theta = GS_NBODY_TREE_DIAG_THETA, a.potential = 1;
+  return a;
+}
+
+/* The cell table: every rank's cells' records, in key order (owners are contiguous runs). */
+static void gs_nbody_dtree_table(struct gs_nbody_dtree *d) {
+  struct gs_nbody_job *job = d->job;
+  int P = job->run->size;
+  int *cnt = malloc(sizeof *cnt * (size_t)P), *dis = malloc(sizeof *dis * (size_t)P);
+  if (!cnt || !dis) GS_DIE(&job->run->where, "malloc", "out of memory");
+  for (int r = 0; r < P; r++)
+    cnt[r] = (d->first_cell[r + 1] - d->first_cell[r]) * (int)sizeof *d->cell,
+    dis[r] = d->first_cell[r] * (int)sizeof *d->cell;
+  GS_CHECK_MPI(&job->run->where,
+               MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, d->cell, cnt, dis, MPI_BYTE, MPI_COMM_WORLD));
+  free(cnt), free(dis);
+}
+
+/* The LET exchange: this rank's fragments for every other rank, byte counts by all-to-all, then
+ * the bytes (every rank enters both, empty messages included). Returns the bytes this rank sent. */
+static uint64_t gs_nbody_dtree_exchange(struct gs_nbody_dtree *d, const struct gs_tree_args *a) {
+  struct gs_nbody_job *job = d->job;
+  int P = job->run->size, me = job->run->rank, c0 = d->first_cell[me];
+  uint64_t *sb = calloc((size_t)P, sizeof *sb), *rb = calloc((size_t)P, sizeof *rb);
+  int *sc = calloc((size_t)P, sizeof *sc), *sd = calloc((size_t)P, sizeof *sd), *rc = calloc((size_t)P, sizeof *rc),
+      *rd = calloc((size_t)P, sizeof *rd);
+  if (!sb || !rb || !sc || !sd || !rc || !rd) GS_DIE(&job->run->where, "calloc", "out of memory");
+  d->send.bytes = 0;
+  for (int r = 0; r < P; r++) {
+    size_t before = d->send.bytes;
+    int f = d->first_cell[r], n = d->first_cell[r + 1] - f;
+    if (r != me && n > 0) d->ops->let(job->ctx, d->tree, a, c0, d->cell + f, n, &d->send);
+    sb[r] = d->send.bytes - before;
+  }
+  GS_CHECK_MPI(&job->run->where, MPI_Alltoall(sb, 1, MPI_UINT64_T, rb, 1, MPI_UINT64_T, MPI_COMM_WORLD));
+  uint64_t in = 0;
+  for (int r = 0; r < P; r++) {
+    if (sb[r] > INT32_MAX || rb[r] > INT32_MAX || d->send.bytes > INT32_MAX || in + rb[r] > INT32_MAX)
+      GS_DIE(&job->run->where, "MPI_Alltoallv", "a locally essential tree of more than 2^31 bytes");
+    sc[r] = (int)sb[r], rc[r] = (int)rb[r], sd[r] = r ? sd[r - 1] + sc[r - 1] : 0, rd[r] = (int)in;
+    in += rb[r];
+  }
+  if (in > d->recv.cap) {
+    d->recv.cap = in + in / 2 + 4096;
+    d->recv.data = realloc(d->recv.data, d->recv.cap);
+    if (!d->recv.data) GS_DIE(&job->run->where, "realloc", "out of memory for the locally essential tree");
+  }
+  d->recv.bytes = in;
+  GS_CHECK_MPI(&job->run->where,
+               MPI_Alltoallv(d->send.data, sc, sd, MPI_BYTE, d->recv.data, rc, rd, MPI_BYTE, MPI_COMM_WORLD));
+  free(sb), free(rb), free(sc), free(sd), free(rc), free(rd);
+  return d->send.bytes;
+}
+
+/* After the walk: its counters and the missing nodes summed over the ranks (one allreduce, every
+ * rank), the failure if any node was missing, and the run's statistics. */
+static void gs_nbody_dtree_after(struct gs_nbody_dtree *d, uint64_t missing, uint64_t sent, uint64_t bytes,
+                                 int first, int flags) {
+  struct gs_nbody_job *job = d->job;
+  double v[4] = {(double)missing, (double)d->counts[GS_TREE_BODY_BODY], (double)d->counts[GS_TREE_BODY_CELL],
+                 (double)sent};
+  GS_CHECK_MPI(&job->run->where, MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+  if (v[0] > 0) {
+    job->failed = 1;
+    if (job->run->rank == 0)
+      fprintf(stderr,
+              "gpusim: error: incomplete locally essential tree: %.0f nodes the walk had to open were not sent (a "
+              "bug: the forces of this evaluation took them whole)\n",
+              v[0]);
+  }
+  if (!(flags & GS_NBODY_DTREE_DIAG))
+    d->inter = v[1] + v[2], d->flops = v[1] * GS_NBODY_FLOPS + v[2] * GS_NBODY_TREE_CELL_FLOPS;
+  if (flags & GS_NBODY_DTREE_SCRATCH) return;
+  if (first) return;
+  d->migrated += (uint64_t)v[3]; /* the steps': the first evaluation moves every body from its id slice */
+  if (d->let_n == d->let_cap) {
+    d->let_cap = 2 * d->let_cap + 16;
+    d->let_bytes = realloc(d->let_bytes, sizeof *d->let_bytes * (size_t)d->let_cap);
+    if (!d->let_bytes) GS_DIE(&job->run->where, "realloc", "out of memory");
+  }
+  d->let_bytes[d->let_n++] = (double)bytes;
+}
+
+/* The walk's interactions per body into seconds of this rank's walk (the next cut's weights). */
+static void gs_nbody_dtree_work(struct gs_nbody_dtree *d, double walk_s) {
+  double total = 0;
+  for (uint64_t i = 0; i < d->b.n; i++)
+    total += d->b.work[i];
+  for (uint64_t i = 0; i < d->b.n && total > 0; i++)
+    d->b.work[i] *= walk_s / total;
+}
+
+void gs_nbody_dtree_let_eval(struct gs_nbody_dtree *d, int potential, int first, int flags, double part[4]) {
+  struct gs_nbody_job *job = d->job;
+  double t0 = MPI_Wtime();
+  uint64_t sent = gs_nbody_dtree_cells_update(d);
+  double t1 = MPI_Wtime();
+  struct gs_tree_args a = gs_nbody_dtree_args(d, potential, first, flags);
+  int me = job->run->rank, c0 = d->first_cell[me], nc = d->first_cell[me + 1] - c0;
+  d->ops->build(job->ctx, d->tree, &a, &d->b, d->at, d->cell + c0, nc);
+  double t2 = MPI_Wtime();
+  gs_nbody_dtree_table(d);
+  uint64_t bytes = gs_nbody_dtree_exchange(d, &a);
+  double t3 = MPI_Wtime();
+  int scratch = flags & GS_NBODY_DTREE_SCRATCH;
+  a.acc = scratch ? d->scratch : d->b.acc;
+  memset(d->counts, 0, sizeof d->counts);
+  a.counts = d->counts;
+  uint64_t missing = d->ops->walk(job->ctx, d->tree, &a, d->cell, d->ncell, c0, &d->recv, &d->b,
+                                  scratch ? NULL : d->b.work);
+  double t4 = MPI_Wtime();
+  /* every rank alike (the cut's allreduce follows it), even where a stop cut the walk short */
+  if (!scratch) gs_nbody_dtree_work(d, t4 - t3), d->measured = 1;
+  gs_nbody_dtree_after(d, missing, sent, bytes, first, flags);
+  if (part) {
+    part[GS_NBODY_DTREE_DOMAIN] = t1 - t0, part[GS_NBODY_DTREE_BUILD] = t2 - t1;
+    part[GS_NBODY_DTREE_LET] = t3 - t2, part[GS_NBODY_DTREE_WALK] = t4 - t3;
+  }
+}
