@@ -2,7 +2,8 @@
  * this rank holds (its domain cells', in (key, id) order, with their global ids), their load from
  * initial conditions or a checkpoint (by id: a checkpoint is layout-free), the standard id slices
  * for snapshots and checkpoints, keep / undo. The driver's replicated buffers (h_pos, d_pos of N
- * bodies) are not made for it (.replicated = 0): a rank holds O(N / P) bodies. */
+ * bodies) are not made for it (its table's layout is GS_NBODY_LAYOUT_DOMAINS): a rank holds
+ * O(N / P) bodies. */
 #include "gs_nbody_dtree.h"
 
 #include <math.h>
