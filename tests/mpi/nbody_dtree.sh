@@ -117,6 +117,19 @@ done
 grep 'phase=forces;solver=tree;layout=domains' "$tmp/r.csv" >/dev/null || { cat "$tmp/r.csv"; gs_fail "no forces row"; }
 grep 'phase=step;solver=tree;layout=domains;domain_s=.*let_bytes=.*imbalance=' "$tmp/r.csv" >/dev/null ||
   { cat "$tmp/r.csv"; gs_fail "no step row"; }
+# The table over the measurement harness (gs_bench.h): the forces row holds --iters timed
+# evaluations, min <= median <= max of the slowest rank, the median the table's ms and the rate
+# the table's interactions per body times N over it.
+three="${common%--iters 1*}--iters 3 --progress off"
+out=$(gs_mpirun 3 nbody $three --n 1024 --steps 1 --tree-cell 32 --csv "$tmp/f.csv" 2>&1)
+rc=$?
+[ $rc = 0 ] || { echo "$out"; gs_fail "--iters 3 run: exit $rc"; }
+line=$(echo "$out" | grep -E '^tree +[0-9]') || { echo "$out"; gs_fail "--iters 3: no table row"; }
+grep 'phase=forces;' "$tmp/f.csv" | awk -F, -v ms="$(echo "$line" | awk '{ print $6 }')" \
+  -v ib="$(echo "$line" | awk '{ print $7 }')" '
+  { n++; r = ib * $12 / $15; d = ms - $15 * 1e3 }
+  $13 != 3 || !($14 <= $15 && $15 <= $16) || d > 0.0006 || d < -0.0006 || $18 < 0.999 * r || $18 > 1.001 * r { bad = 1 }
+  END { exit !(n == 1 && !bad) }' || { echo "$line"; cat "$tmp/f.csv"; gs_fail "--iters 3: the forces row is not the table's"; }
 echo "ok: header, table row, per-step line and result rows"
 
 bad() {
