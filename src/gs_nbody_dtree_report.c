@@ -1,12 +1,14 @@
 /* gs_nbody_dtree_report.c: what --tree-layout domains says: its header lines, its check against
- * the double direct sum (the replicated tree's check and verdict, gs_nbody_tree_report.c, on the
- * standard id slices gathered from wherever the bodies are), its timing row (over gs_bench.h, as
- * the replicated tree's) and the per-step line with what the distribution costs: domain update,
- * LET exchange (bytes sent by the busiest rank) and load imbalance (slowest walk / mean walk). */
+ * the double direct sum (the replicated tree's comparison and verdict, gs_nbody_tree_report.c,
+ * the sample gathered from the ranks that hold it, the direct sum's parts from every rank), its
+ * timing row (over gs_bench.h, as the replicated tree's) and the per-step line with what the
+ * distribution costs: domain update, LET exchange (bytes sent by the busiest rank) and load
+ * imbalance (slowest walk / mean walk). */
 #include "gs_nbody_dtree.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gs_bench.h"
 #include "gs_nbody_ladder.h"
@@ -34,24 +36,78 @@ void gs_nbody_dtree_report_header(struct gs_nbody_dtree *d, double tol) {
   gs_nbody_tree_report_check_line(job, tol);
 }
 
-/* The forces src (held acc or the scratch forces) checked: every position to every rank (the
- * reference sums over all N; at the start and the end only), this rank's slice of the forces. */
+/* The sample's number k of body id (the replicated check's ids, gs_nbody_ref.c: k N / S for k < S,
+ * rising with k, S = min(N, GS_NBODY_REF_SAMPLE)), or -1 for a body outside the sample. */
+static int gs_nbody_dtree_report_sample_of(const struct gs_nbody_job *job, uint64_t id, uint64_t S) {
+  uint64_t k = (id * S + job->n - 1) / job->n; /* the first k with k N / S >= id */
+  return k < S && k * job->n / S == id ? (int)k : -1;
+}
+
+/* Every sample body, from the rank that holds it to every rank: all[9 k ..] = its x, y, z, m
+ * and src's four components (held order, the job's precision) in double after a slot for k.
+ * O(S) per rank. Collective: every rank enters, one without sample bodies too. */
+static void gs_nbody_dtree_report_samples(struct gs_nbody_dtree *d, const void *src, uint64_t S, double *all) {
+  struct gs_nbody_job *job = d->job;
+  int P = job->run->size, m = 0;
+  for (uint64_t i = 0; i < d->b.n; i++)
+    m += gs_nbody_dtree_report_sample_of(job, d->b.id[i], S) >= 0;
+  double *rec = malloc(sizeof *rec * 9 * (size_t)(m ? m : 1)), *got = malloc(sizeof *got * 9 * (S ? S : 1));
+  int *cnt = malloc(sizeof *cnt * (size_t)P), *dis = calloc((size_t)P, sizeof *dis), mine = 9 * m;
+  if (!rec || !got || !cnt || !dis) GS_DIE(&job->run->where, "malloc", "out of memory for the check");
+  for (uint64_t i = 0, j = 0; i < d->b.n; i++) {
+    int k = gs_nbody_dtree_report_sample_of(job, d->b.id[i], S);
+    if (k < 0) continue;
+    rec[9 * j] = k;
+    gs_nbody_ref_get(job, d->b.pos, i, rec + 9 * j + 1), gs_nbody_ref_get(job, src, i, rec + 9 * j + 5);
+    j++;
+  }
+  GS_CHECK_MPI(&job->run->where, MPI_Allgather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, MPI_COMM_WORLD));
+  for (int r = 1; r < P; r++)
+    dis[r] = dis[r - 1] + cnt[r - 1];
+  if ((uint64_t)dis[P - 1] + (uint64_t)cnt[P - 1] != 9 * S) /* each sample body is held once: a bug if not */
+    GS_DIE(&job->run->where, "gs_nbody_dtree_report_samples", "the ranks hold another count of sample bodies");
+  GS_CHECK_MPI(&job->run->where, MPI_Allgatherv(rec, mine, MPI_DOUBLE, got, cnt, dis, MPI_DOUBLE, MPI_COMM_WORLD));
+  for (uint64_t j = 0; j < S; j++)
+    memcpy(all + 9 * (uint64_t)got[9 * j], got + 9 * j, 9 * sizeof *got);
+  free(rec), free(got), free(cnt), free(dis);
+}
+
+/* The forces src (held acc or the scratch forces) checked as the replicated tree checks its
+ * own, in O(N / P) + O(S) memory per rank: the sample bodies (positions and forces) gathered
+ * from the ranks that hold them; each rank sums its held bodies' pulls on every sample body in
+ * double with the reference's kernel (gs_nbody_ref_partial), the parts reduced to rank 0; then
+ * the replicated tree's comparison and verdict (gs_nbody_tree_report_compare). The parts add
+ * in another order than one sum over all N, so the reference differs from the replicated
+ * check's by round-off (about 1e-16 relative in double): far below any tolerance (1e-3 and
+ * more). phi: the potential line too, from the diagnostics' evaluation (which may move bodies:
+ * after src is read). Collective. */
 static int gs_nbody_dtree_report_check(struct gs_nbody_dtree *d, const char *when, const void *src, double tol,
                                        double *p99, int phi) {
   struct gs_nbody_job *job = d->job;
-  size_t mine = (job->count ? job->count : 1) * job->esz;
-  void *pos = malloc(mine), *acc = malloc(mine), *all = malloc(job->npad * job->esz), *pot = NULL;
-  if (!pos || !acc || !all) GS_DIE(&job->run->where, "malloc", "out of memory for the check");
-  gs_nbody_dtree_slices(d, src, pos, NULL, acc);
-  if (phi) { /* the diagnostics' evaluation (it may move bodies: after src is read) */
-    gs_nbody_dtree_let_eval(d, 1, 0, GS_NBODY_DTREE_SCRATCH | GS_NBODY_DTREE_DIAG, NULL);
-    if (!(pot = malloc(mine))) GS_DIE(&job->run->where, "malloc", "out of memory for the check");
-    gs_nbody_dtree_slices(d, d->scratch, pos, NULL, pot);
+  uint64_t S = job->n < GS_NBODY_REF_SAMPLE ? job->n : GS_NBODY_REF_SAMPLE, s1 = S ? S : 1;
+  int root = job->run->rank == 0, n = (int)S;
+  double *all = malloc(sizeof *all * 9 * s1), *tgt = malloc(sizeof *tgt * 4 * s1), *got = malloc(sizeof *got * 4 * s1),
+         *part = malloc(sizeof *part * 4 * s1), *sum = calloc(4 * s1, sizeof *sum), *ref = calloc(5 * s1, sizeof *ref),
+         *diag = phi ? malloc(sizeof *diag * 2 * s1) : NULL;
+  if (!all || !tgt || !got || !part || !sum || !ref || (phi && !diag))
+    GS_DIE(&job->run->where, "malloc", "out of memory for the check");
+  gs_nbody_dtree_report_samples(d, src, S, all);
+  for (uint64_t k = 0; k < S; k++)
+    memcpy(tgt + 4 * k, all + 9 * k + 1, 4 * sizeof *tgt), memcpy(got + 4 * k, all + 9 * k + 5, 4 * sizeof *got);
+  gs_nbody_ref_partial(job, d->b.pos, d->b.n, tgt, n, part);
+  GS_CHECK_MPI(&job->run->where, MPI_Reduce(part, sum, 4 * n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));
+  for (uint64_t k = 0; root && k < S; k++) {
+    memcpy(ref + 5 * k, sum + 4 * k, 4 * sizeof *ref); /* ref[5k + 4] stays 0, as gs_nbody_ref's device sum */
+    gs_nbody_ref_self(job, tgt[4 * k + 3], ref + 5 * k);
   }
-  GS_CHECK_MPI(&job->run->where, MPI_Allgatherv(pos, job->dec.tiles[job->run->rank], job->tile_type, all,
-                                                job->dec.tiles, job->dec.tile0, job->tile_type, MPI_COMM_WORLD));
-  int v = gs_nbody_tree_report_verify(job, when, all, acc, pot, tol, p99);
-  free(pos), free(acc), free(all), free(pot);
+  if (phi) { /* the diagnostics' evaluation (it may move bodies: after src and the positions are read) */
+    gs_nbody_dtree_let_eval(d, 1, 0, GS_NBODY_DTREE_SCRATCH | GS_NBODY_DTREE_DIAG, NULL);
+    gs_nbody_dtree_report_samples(d, d->scratch, S, all);
+    for (uint64_t k = 0; k < S; k++)
+      diag[2 * k] = all[9 * k + 4], diag[2 * k + 1] = all[9 * k + 8]; /* mass, potential */
+  }
+  int v = gs_nbody_tree_report_compare(job, when, root ? n : 0, got, ref, diag, tol, p99);
+  free(all), free(tgt), free(got), free(part), free(sum), free(ref), free(diag);
   return v;
 }
 

@@ -26,8 +26,10 @@ run() {
   [ "$(echo "$out" | grep -c '^# tree check (.*: OK$')" = 2 ] || { echo "$out"; gs_fail "$* on $np: checks not OK"; }
 }
 
-# same NPS ARGS...: the same final state on each rank count of NPS; more than 1 rank: the run's
-# LET exchange sent bytes (many cells, every rank some). Sets $first.
+# same NPS ARGS...: the same final state on each rank count of NPS, and the same check lines (the
+# forces are the same bits; the reference's parts, summed per rank and reduced, differ by
+# round-off only, which the printed digits do not show); more than 1 rank: the run's LET exchange
+# sent bytes (many cells, every rank some). Sets $first.
 same() {
   nps=$1
   shift
@@ -36,8 +38,11 @@ same() {
     run "$np" "$@"
     h=$(echo "$out" | hash_of)
     [ -n "$h" ] || { echo "$out"; gs_fail "$* on $np rank(s): no final state"; }
-    [ -z "$first" ] && first=$h
+    checks=$(echo "$out" | grep -E '^# (tree check \(|diagnostics: )')
+    [ -z "$first" ] && first=$h && first_checks=$checks
     [ "$h" = "$first" ] || gs_fail "$*: $np ranks end in $h, the first run in $first"
+    [ "$checks" = "$first_checks" ] || { echo "$checks"; gs_fail "$*: $np ranks check otherwise than the first run:
+$first_checks"; }
     if [ "$np" -gt 1 ]; then
       echo "$out" | grep -E '^# per step .*LET exchange [0-9.]+ ms \([1-9][0-9.e+]* bytes sent by the busiest rank\)' \
         >/dev/null || { echo "$out"; gs_fail "$* on $np ranks: no LET bytes"; }
