@@ -104,6 +104,9 @@ for np in 2 1; do
   cp -r "$tmp/ck" "$tmp/ck$np"
   run $np --steps 8 --restart "$tmp/ck$np" --output "$tmp/ck$np"
   [ "$(echo "$out" | hash_of)" = "$whole" ] || gs_fail "restart on $np rank(s): $(echo "$out" | hash_of), want $whole"
+  echo "$out" | grep "^# restart: from .* (written by 3 rank(s); this solver's forces do not depend on the rank count" \
+    >/dev/null || { echo "$out"; gs_fail "restart on $np rank(s): no note that the rank count changes no bit"; }
+  echo "$out" | grep 'only within round-off' >/dev/null && { echo "$out"; gs_fail "restart on $np rank(s): a round-off note"; }
 done
 cp -r "$tmp/ck" "$tmp/ckr"
 out=$(gs_mpirun 2 nbody --backend cpu --progress off --iters 1 --steps 8 --tree-layout replicated --restart "$tmp/ckr" \
