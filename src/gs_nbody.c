@@ -74,9 +74,10 @@ static void gs_nbody_header(struct gs_nbody_job *job, const struct gs_rank_info 
   printf("# exchange: %s\n", job->xchg.note);
   if (o->restart[0])
     printf("# restart: from %s at step %ld (written by %d rank(s)%s)\n", o->restart, job->step0, ck->ranks,
-           ck->ranks == run->size ? ""
-                                  : "; with another rank count the forces sum in another order: same state "
-                                    "only within round-off");
+           ck->ranks == run->size  ? ""
+           : job->solver->rank_exact ? "; this solver's forces do not depend on the rank count: it changes no bit"
+                                     : "; with another rank count the forces sum in another order: same state "
+                                       "only within round-off");
   const struct gs_nbody_solver *ckpt_solver = o->restart[0] ? gs_nbody_solver_find(ck->solver) : NULL;
   if (ckpt_solver && ckpt_solver->id != job->solver->id) /* a layout is no solver */
     printf("# restart: the checkpoint was written by the %s solver, this run uses the %s one: the state agrees with "

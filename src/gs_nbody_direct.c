@@ -152,6 +152,7 @@ const struct gs_nbody_solver gs_nbody_direct_ops = {
     .name = "direct",
     .id = GS_NBODY_DIRECT,
     .layout = GS_NBODY_LAYOUT_REPLICATED,
+    .rank_exact = 0,
     .memory = gs_nbody_direct_memory,
     .adopt = gs_nbody_direct_adopt,
     .check = gs_nbody_direct_check,

@@ -304,6 +304,7 @@ const struct gs_nbody_solver gs_nbody_dtree_ops = {
     .name = "tree",
     .id = GS_NBODY_TREE,
     .layout = GS_NBODY_LAYOUT_DOMAINS,
+    .rank_exact = 1,
     .runs_on = gs_nbody_dtree_runs_on,
     .memory = gs_nbody_dtree_memory,
     .adopt = gs_nbody_dtree_adopt,

@@ -77,41 +77,57 @@ const struct gs_kernel *gs_nbody_ref_kernel(const struct gs_backend *be) {
   return best;
 }
 
-int gs_nbody_ref_sample_device(struct gs_nbody_job *job, const void *pos, uint64_t **idx, double **ref) {
+void gs_nbody_ref_partial(struct gs_nbody_job *job, const void *src, uint64_t nsrc, const double *tgt, int ntgt,
+                          double *out) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
   const struct gs_kernel *k = gs_nbody_ref_kernel(be);
-  if (!k) GS_DIE(&job->run->where, "gs_nbody_ref_sample_device", "the backend names no direct kernel for its own sums");
-  int local = gs_nbody_ref_pick(job, idx, ref);
-  if (!local) return 0;
-  /* every body in double, then copies of the sample bodies past them as the targets: sources
-   * [0, n) do not include the copies, so nothing is counted twice; a copy meets its original at
-   * distance 0, which adds no force under either law (only the potential, which is not used) */
-  uint64_t rows = job->n + (uint64_t)local;
-  double *h = malloc(4 * sizeof *h * rows), *out = malloc(4 * sizeof *out * (size_t)local);
-  if (!h || !out) GS_DIE(&job->run->where, "malloc", "out of memory");
-  for (uint64_t i = 0; i < job->n; i++)
-    gs_nbody_ref_get(job, pos, i, h + 4 * i);
-  for (int s = 0; s < local; s++)
-    memcpy(h + 4 * (job->n + (uint64_t)s), h + 4 * (*idx)[s], 4 * sizeof *h);
-  void *d = be->alloc_device(c, 4 * sizeof *h * rows), *dacc = be->alloc_device(c, 4 * sizeof *out * (size_t)local);
+  if (!k) GS_DIE(&job->run->where, "gs_nbody_ref_partial", "the backend names no direct kernel for its own sums");
+  memset(out, 0, 4 * sizeof *out * (size_t)(ntgt > 0 ? ntgt : 0));
+  if (ntgt <= 0 || !nsrc) return; /* no targets, or no sources: nothing pulls */
+  /* the sources in double, then the targets past them: sources [0, nsrc) do not include the
+   * targets, so nothing is counted twice */
+  uint64_t rows = nsrc + (uint64_t)ntgt;
+  double *h = malloc(4 * sizeof *h * rows);
+  if (!h) GS_DIE(&job->run->where, "malloc", "out of memory");
+  for (uint64_t i = 0; i < nsrc; i++)
+    gs_nbody_ref_get(job, src, i, h + 4 * i);
+  memcpy(h + 4 * nsrc, tgt, 4 * sizeof *h * (size_t)ntgt);
+  void *d = be->alloc_device(c, 4 * sizeof *h * rows), *dacc = be->alloc_device(c, 4 * sizeof *out * (size_t)ntgt);
   be->copy_h2d(c, d, h, 4 * sizeof *h * rows, job->qc);
-  struct gs_nbody_force_args a = {.kernel = k->id, .precision = 1, .law = job->law, .pos = d, .i_first = job->n,
-                                  .i_count = (uint64_t)local, .j_first = 0, .j_count = job->n, .acc = dacc,
+  struct gs_nbody_force_args a = {.kernel = k->id, .precision = 1, .law = job->law, .pos = d, .i_first = nsrc,
+                                  .i_count = (uint64_t)ntgt, .j_first = 0, .j_count = nsrc, .acc = dacc,
                                   .potential = 1, .G = job->G, .eps2 = job->eps2, .cut2 = job->cut2};
   a.ws_bytes = be->nbody->workspace(c, &a);
   a.ws = a.ws_bytes ? be->alloc_device(c, a.ws_bytes) : NULL;
   if (a.ws) be->zero_device(c, a.ws, a.ws_bytes, job->qc);
   be->nbody->forces(c, &a, job->qc);
-  be->copy_d2h(c, out, dacc, 4 * sizeof *out * (size_t)local, job->qc);
+  be->copy_d2h(c, out, dacc, 4 * sizeof *out * (size_t)ntgt, job->qc);
   be->queue_sync(c, job->qc);
-  for (int s = 0; s < local; s++) {
-    memcpy(*ref + 5 * s, out + 4 * s, 4 * sizeof *out); /* ref[5s + 4] stays 0 */
-    /* the copy met its original at distance 0: under Plummer softening that added -G m_i / eps */
-    if (job->law == GS_LAW_PLUMMER) (*ref)[5 * s + 3] += job->G * h[4 * (*idx)[s] + 3] / sqrt(job->eps2);
-  }
   if (a.ws) be->free_device(c, a.ws);
   be->free_device(c, d), be->free_device(c, dacc);
-  free(h), free(out);
+  free(h);
+}
+
+int gs_nbody_ref_sample_device(struct gs_nbody_job *job, const void *pos, uint64_t **idx, double **ref) {
+  int local = gs_nbody_ref_pick(job, idx, ref);
+  if (!local) return 0;
+  /* every body the sources, copies of the sample bodies the targets: a copy meets its original
+   * at distance 0, which adds no force under either law (only the potential, taken out below) */
+  double *tgt = malloc(4 * sizeof *tgt * (size_t)local), *out = malloc(4 * sizeof *out * (size_t)local);
+  if (!tgt || !out) GS_DIE(&job->run->where, "malloc", "out of memory");
+  for (int s = 0; s < local; s++)
+    gs_nbody_ref_get(job, pos, (*idx)[s], tgt + 4 * s);
+  gs_nbody_ref_partial(job, pos, job->n, tgt, local, out);
+  for (int s = 0; s < local; s++) {
+    memcpy(*ref + 5 * s, out + 4 * s, 4 * sizeof *out); /* ref[5s + 4] stays 0 */
+    gs_nbody_ref_self(job, tgt[4 * s + 3], *ref + 5 * s);
+  }
+  free(tgt), free(out);
   return local;
+}
+
+void gs_nbody_ref_self(const struct gs_nbody_job *job, double m, double ref[5]) {
+  /* the copy met its original at distance 0: under Plummer softening that added -G m_i / eps */
+  if (job->law == GS_LAW_PLUMMER) ref[3] += job->G * m / sqrt(job->eps2);
 }

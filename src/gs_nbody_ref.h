@@ -33,4 +33,17 @@ const struct gs_kernel *gs_nbody_ref_kernel(const struct gs_backend *be);
  * bodies the host took minutes a check with one core per rank (mpirun binds ranks to cores). */
 int gs_nbody_ref_sample_device(struct gs_nbody_job *job, const void *pos, uint64_t **idx, double **ref);
 
+/* The pulls of nsrc bodies src (packed, the job's precision, host) on ntgt targets tgt (x, y, z,
+ * m in double, host), summed in double by the same kernel on its device into out (ax, ay, az, phi
+ * per target, overwritten; zero without sources): a part of the reference when the sources are a
+ * part of the bodies (the domain-decomposed tree: each rank its own, the parts then summed). A
+ * target at a source's position meets it at distance 0: no force under either law, but the
+ * potential of a Plummer-softened pair, which gs_nbody_ref_self takes out of the total. */
+void gs_nbody_ref_partial(struct gs_nbody_job *job, const void *src, uint64_t nsrc, const double *tgt, int ntgt,
+                          double *out);
+
+/* Out of a sample body's total ref[5] (every body summed, its own copy included): its copy's
+ * potential at distance 0 (Plummer: -G m / eps), m its mass. */
+void gs_nbody_ref_self(const struct gs_nbody_job *job, double m, double ref[5]);
+
 #endif

@@ -36,6 +36,10 @@ struct gs_nbody_solver {
    * its own bodies (O(N / P)) and the driver makes no N-body buffers. --tree-layout picks among the
    * tables of one id by it. */
   int layout;
+  /* 1: its results do not depend on the rank count, bit for bit (the tree: a body's force is the
+   * same walk whoever walks it); 0: they do within round-off (direct: a force sums the slices in
+   * the ranks' order). What the header says of a restart on another rank count. */
+  int rank_exact;
   /* NULL, or whether backend be has what this table needs: a run that names no layout gets the
    * first table of its id (in gs_nbody_solver.c's list) whose backend has it. */
   int (*runs_on)(const struct gs_backend *be);

@@ -37,23 +37,23 @@ static int gs_nbody_tree_cmp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* This rank's sample errors of the forces acc (host copy of the slice) into err[] (relative) and
- * err[nref..] (against the force scale max(|a_ref|, phi_ref^2 / (G M))). */
-static void gs_nbody_tree_errors(const struct gs_nbody_job *job, const void *acc, const struct gs_tree_sample *sm,
+/* The errors of n sample bodies' forces got[4s..4s+2] (in double) against their references
+ * ref[5s..] into err[] (relative) and err[n..] (against the force scale max(|a_ref|, phi_ref^2 /
+ * (G M))). */
+static void gs_nbody_tree_errors(const struct gs_nbody_job *job, int n, const double *got, const double *ref,
                                  double *err) {
   double gm = job->G * job->mass;
-  for (int s = 0; s < sm->n; s++) {
-    double g[4], d2 = 0, r2 = 0;
-    const double *r = sm->ref + 5 * s;
-    gs_nbody_ref_get(job, acc, sm->idx[s] - job->first, g);
+  for (int s = 0; s < n; s++) {
+    double d2 = 0, r2 = 0;
+    const double *g = got + 4 * s, *r = ref + 5 * s;
     for (int c = 0; c < 3; c++)
       d2 += (g[c] - r[c]) * (g[c] - r[c]), r2 += r[c] * r[c];
     /* A body with no net force (one body, a symmetric spot): its error against the force scale. */
     double scale = r2 > 0 ? sqrt(r2) : r[4] > 0 ? r[4] : 1, wide = gm > 0 ? r[3] * r[3] / gm : 0;
     err[s] = sqrt(d2) / scale;
-    err[sm->n + s] = sqrt(d2) / (wide > scale ? wide : scale);
+    err[n + s] = sqrt(d2) / (wide > scale ? wide : scale);
     for (int k = 0; k < 2; k++)
-      if (isnan(err[k * sm->n + s])) err[k * sm->n + s] = INFINITY; /* sorts last and fails */
+      if (isnan(err[k * n + s])) err[k * n + s] = INFINITY; /* sorts last and fails */
   }
 }
 
@@ -103,16 +103,29 @@ static struct gs_tree_sample gs_nbody_tree_sample(struct gs_nbody_job *job) {
   return sm;
 }
 
+/* The statistics of n sample bodies' errors (forces got against references ref, both in double)
+ * over the ranks: any rank may hold any of them (rank 0's valid). Collective. */
+static struct gs_tree_err gs_nbody_tree_stats(const struct gs_nbody_job *job, int n, const double *got,
+                                              const double *ref) {
+  double *err = malloc(sizeof *err * 2 * (size_t)(n ? n : 1));
+  if (!err) GS_DIE(&job->run->where, "malloc", "out of memory");
+  gs_nbody_tree_errors(job, n, got, ref, err);
+  struct gs_tree_err e = gs_nbody_tree_gather(job, err, n), w = gs_nbody_tree_gather(job, err + n, n);
+  e.sp99 = w.p99, e.smax = w.max;
+  free(err);
+  return e;
+}
+
 /* The errors of the forces in acc (device, this slice) against the sample's references. */
 static struct gs_tree_err gs_nbody_tree_check(struct gs_nbody_job *job, const struct gs_tree_sample *sm,
                                               const void *acc) {
   void *h_acc = gs_nbody_tree_host(job, acc);
-  double *err = malloc(sizeof *err * 2 * (size_t)(sm->n ? sm->n : 1));
-  if (!err) GS_DIE(&job->run->where, "malloc", "out of memory");
-  gs_nbody_tree_errors(job, h_acc, sm, err);
-  struct gs_tree_err e = gs_nbody_tree_gather(job, err, sm->n), w = gs_nbody_tree_gather(job, err + sm->n, sm->n);
-  e.sp99 = w.p99, e.smax = w.max;
-  free(h_acc), free(err);
+  double *got = malloc(sizeof *got * 4 * (size_t)(sm->n ? sm->n : 1));
+  if (!got) GS_DIE(&job->run->where, "malloc", "out of memory");
+  for (int s = 0; s < sm->n; s++)
+    gs_nbody_ref_get(job, h_acc, sm->idx[s] - job->first, got + 4 * s);
+  struct gs_tree_err e = gs_nbody_tree_stats(job, sm->n, got, sm->ref);
+  free(h_acc), free(got);
   return e;
 }
 
@@ -200,6 +213,7 @@ void gs_nbody_tree_report_check_line(const struct gs_nbody_job *job, double tol)
  * potential energy itself). Collective. */
 static void gs_nbody_tree_phi_line(struct gs_nbody_job *job, const struct gs_tree_sample *sm, const void *h_pos,
                                    const void *h_acc);
+static void gs_nbody_tree_phi_print(struct gs_nbody_job *job, const double w[2]);
 
 static void gs_nbody_tree_potential(struct gs_nbody_tree *t, const struct gs_tree_sample *sm) {
   struct gs_nbody_job *job = t->repl.job;
@@ -215,13 +229,20 @@ static void gs_nbody_tree_potential(struct gs_nbody_tree *t, const struct gs_tre
  * rank's slice of the diagnostics' evaluation (h_acc). Collective. */
 static void gs_nbody_tree_phi_line(struct gs_nbody_job *job, const struct gs_tree_sample *sm, const void *h_pos,
                                    const void *h_acc) {
-  double w[2] = {0, 0}, all[2];
+  double w[2] = {0, 0};
   for (int s = 0; s < sm->n; s++) {
     double g[4], q[4];
     gs_nbody_ref_get(job, h_acc, sm->idx[s] - job->first, g);
     gs_nbody_ref_get(job, h_pos, sm->idx[s], q);
     w[0] += q[3] * g[3], w[1] += q[3] * sm->ref[5 * s + 3];
   }
+  gs_nbody_tree_phi_print(job, w);
+}
+
+/* The potential line from this rank's part w of sum m phi (w[0]) and sum m phi_ref (w[1]) over
+ * the sample. Collective. */
+static void gs_nbody_tree_phi_print(struct gs_nbody_job *job, const double w[2]) {
+  double all[2];
   GS_CHECK_MPI(&job->run->where, MPI_Reduce(w, all, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));
   if (job->run->rank != 0) return;
   char err[64] = "undefined (no potential: no mass)";
@@ -383,18 +404,16 @@ void gs_nbody_tree_report_steps(struct gs_nbody_tree *tr, const struct gs_step_t
   gs_report_add(&job->rep, &row);
 }
 
-int gs_nbody_tree_report_verify(struct gs_nbody_job *job, const char *when, const void *h_pos, const void *h_acc,
-                                const void *h_phi, double tol, double *p99) {
-  struct gs_tree_sample sm;
-  sm.n = gs_nbody_ref_sample_device(job, h_pos, &sm.idx, &sm.ref);
-  double *err = malloc(sizeof *err * 2 * (size_t)(sm.n ? sm.n : 1));
-  if (!err) GS_DIE(&job->run->where, "malloc", "out of memory");
-  gs_nbody_tree_errors(job, h_acc, &sm, err);
-  struct gs_tree_err e = gs_nbody_tree_gather(job, err, sm.n), w = gs_nbody_tree_gather(job, err + sm.n, sm.n);
-  e.sp99 = w.p99, e.smax = w.max;
+int gs_nbody_tree_report_compare(struct gs_nbody_job *job, const char *when, int n, const double *got,
+                                 const double *ref, const double *diag, double tol, double *p99) {
+  struct gs_tree_err e = gs_nbody_tree_stats(job, n, got, ref);
   *p99 = e.p99;
   int v = gs_nbody_tree_verdict(job, when, &e, tol);
-  if (h_phi) gs_nbody_tree_phi_line(job, &sm, h_pos, h_phi);
-  free(err), free(sm.idx), free(sm.ref);
+  if (diag) {
+    double w[2] = {0, 0};
+    for (int s = 0; s < n; s++)
+      w[0] += diag[2 * s] * diag[2 * s + 1], w[1] += diag[2 * s] * ref[5 * s + 3];
+    gs_nbody_tree_phi_print(job, w);
+  }
   return v;
 }

@@ -29,13 +29,15 @@ void gs_nbody_tree_report_final(struct gs_nbody_tree *t, long step, double tol);
 /* The per-step line and result row: total, build, walk, exchange, integration (slowest rank). */
 void gs_nbody_tree_report_steps(struct gs_nbody_tree *t, const struct gs_step_times *times, int steps);
 
-/* The check of a solver that holds its bodies its own way (the domain-decomposed tree): h_pos
- * every body's position (host, all N), h_acc the forces of this rank's standard id slice (host);
- * the verdict's line on rank 0 as the tree's own check prints it (a FAILED check sets
- * job->failed); h_phi (or NULL): the slice of the diagnostics' evaluation, whose potential
- * error the diagnostics line then states as the replicated tree's does; returns 1 OK, 2 less accurate than usual, 0 FAILED, and the 99th percentile in
- * *p99 (rank 0). Collective. */
-int gs_nbody_tree_report_verify(struct gs_nbody_job *job, const char *when, const void *h_pos, const void *h_acc,
-                                const void *h_phi, double tol, double *p99);
+/* The check of a solver that holds its bodies its own way (the domain-decomposed tree), as the
+ * tree's own check compares and prints it: n sample bodies on this rank (any ranks may hold any
+ * of the sample), their forces got[4s..4s+2] and references ref[5s..] (gs_nbody_ref.h's layout)
+ * in double; the verdict's line on rank 0 (a FAILED check sets job->failed); diag (or NULL):
+ * mass and potential of the diagnostics' evaluation per sample body (diag[2s], diag[2s + 1]),
+ * whose error the diagnostics line then states as the replicated tree's does. Returns 1 OK, 2
+ * less accurate than usual, 0 FAILED (rank 0's), and the 99th percentile in *p99 (rank 0).
+ * Collective. */
+int gs_nbody_tree_report_compare(struct gs_nbody_job *job, const char *when, int n, const double *got,
+                                 const double *ref, const double *diag, double tol, double *p99);
 
 #endif

@@ -106,6 +106,7 @@ const struct gs_nbody_solver gs_nbody_tree_solver_ops = {
     .name = "tree",
     .id = GS_NBODY_TREE,
     .layout = GS_NBODY_LAYOUT_REPLICATED,
+    .rank_exact = 1,
     .memory = gs_nbody_tree_solver_memory,
     .adopt = gs_nbody_tree_solver_adopt,
     .check = gs_nbody_tree_solver_check_repl,

@@ -26,8 +26,10 @@ run() {
   [ "$(echo "$out" | grep -c '^# tree check (.*: OK$')" = 2 ] || { echo "$out"; gs_fail "$* on $np: checks not OK"; }
 }
 
-# same NPS ARGS...: the same final state on each rank count of NPS; more than 1 rank: the run's
-# LET exchange sent bytes (many cells, every rank some). Sets $first.
+# same NPS ARGS...: the same final state on each rank count of NPS, and the same check lines (the
+# forces are the same bits; the reference's parts, summed per rank and reduced, differ by
+# round-off only, which the printed digits do not show); more than 1 rank: the run's LET exchange
+# sent bytes (many cells, every rank some). Sets $first.
 same() {
   nps=$1
   shift
@@ -36,8 +38,11 @@ same() {
     run "$np" "$@"
     h=$(echo "$out" | hash_of)
     [ -n "$h" ] || { echo "$out"; gs_fail "$* on $np rank(s): no final state"; }
-    [ -z "$first" ] && first=$h
+    checks=$(echo "$out" | grep -E '^# (tree check \(|diagnostics: )')
+    [ -z "$first" ] && first=$h && first_checks=$checks
     [ "$h" = "$first" ] || gs_fail "$*: $np ranks end in $h, the first run in $first"
+    [ "$checks" = "$first_checks" ] || { echo "$checks"; gs_fail "$*: $np ranks check otherwise than the first run:
+$first_checks"; }
     if [ "$np" -gt 1 ]; then
       echo "$out" | grep -E '^# per step .*LET exchange [0-9.]+ ms \([1-9][0-9.e+]* bytes sent by the busiest rank\)' \
         >/dev/null || { echo "$out"; gs_fail "$* on $np ranks: no LET bytes"; }
@@ -99,6 +104,9 @@ for np in 2 1; do
   cp -r "$tmp/ck" "$tmp/ck$np"
   run $np --steps 8 --restart "$tmp/ck$np" --output "$tmp/ck$np"
   [ "$(echo "$out" | hash_of)" = "$whole" ] || gs_fail "restart on $np rank(s): $(echo "$out" | hash_of), want $whole"
+  echo "$out" | grep "^# restart: from .* (written by 3 rank(s); this solver's forces do not depend on the rank count" \
+    >/dev/null || { echo "$out"; gs_fail "restart on $np rank(s): no note that the rank count changes no bit"; }
+  echo "$out" | grep 'only within round-off' >/dev/null && { echo "$out"; gs_fail "restart on $np rank(s): a round-off note"; }
 done
 cp -r "$tmp/ck" "$tmp/ckr"
 out=$(gs_mpirun 2 nbody --backend cpu --progress off --iters 1 --steps 8 --tree-layout replicated --restart "$tmp/ckr" \
@@ -117,6 +125,19 @@ done
 grep 'phase=forces;solver=tree;layout=domains' "$tmp/r.csv" >/dev/null || { cat "$tmp/r.csv"; gs_fail "no forces row"; }
 grep 'phase=step;solver=tree;layout=domains;domain_s=.*let_bytes=.*imbalance=' "$tmp/r.csv" >/dev/null ||
   { cat "$tmp/r.csv"; gs_fail "no step row"; }
+# The table over the measurement harness (gs_bench.h): the forces row holds --iters timed
+# evaluations, min <= median <= max of the slowest rank, the median the table's ms and the rate
+# the table's interactions per body times N over it.
+three="${common%--iters 1*}--iters 3 --progress off"
+out=$(gs_mpirun 3 nbody $three --n 1024 --steps 1 --tree-cell 32 --csv "$tmp/f.csv" 2>&1)
+rc=$?
+[ $rc = 0 ] || { echo "$out"; gs_fail "--iters 3 run: exit $rc"; }
+line=$(echo "$out" | grep -E '^tree +[0-9]') || { echo "$out"; gs_fail "--iters 3: no table row"; }
+grep 'phase=forces;' "$tmp/f.csv" | awk -F, -v ms="$(echo "$line" | awk '{ print $6 }')" \
+  -v ib="$(echo "$line" | awk '{ print $7 }')" '
+  { n++; r = ib * $12 / $15; d = ms - $15 * 1e3 }
+  $13 != 3 || !($14 <= $15 && $15 <= $16) || d > 0.0006 || d < -0.0006 || $18 < 0.999 * r || $18 > 1.001 * r { bad = 1 }
+  END { exit !(n == 1 && !bad) }' || { echo "$line"; cat "$tmp/f.csv"; gs_fail "--iters 3: the forces row is not the table's"; }
 echo "ok: header, table row, per-step line and result rows"
 
 bad() {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # --solver tree loses nothing on the CPU backend: 10 steps + checkpoint + restart + 10 steps end in
 # exactly the state of 20 steps (the relative opening test's previous accelerations are the
-# checkpoint's) with the same momentum drift (P0 is the checkpoint's); a plain --restart takes the
+# checkpoint's) with the same momentum drift (P0 is the checkpoint's), and on another rank count
+# in the same bits, as the header says; a plain --restart takes the
 # checkpoint's solver and tree settings; other settings are allowed with a note; a stop signal
 # mid-run leaves a checkpoint of the last completed step whose state is that of an uninterrupted
 # run of as many steps, and which resumes.
@@ -32,6 +33,25 @@ for variant in "--precision single" "--precision double --opening relative" "--i
     { echo "$out"; gs_fail "$variant: momentum after the restart, want '$momentum'"; }
   echo "ok: $variant: 10 + restart + 10 steps = 20 steps, state $whole"
 done
+# Another rank count: the tree's forces do not depend on it, so a checkpoint of 2 ranks resumed on 3
+# ends in the same bits, and the header says so, not the direct solver's "only within round-off"
+# (the replicated layout here; the domains': nbody_dtree.sh).
+rep="$common --solver tree --tree-layout replicated"
+out=$(gs_mpirun 2 nbody $rep --steps 20) || { echo "$out"; gs_fail "replicated: 20 steps"; }
+whole=$(echo "$out" | hash_of)
+out=$(gs_mpirun 2 nbody $rep --steps 10 --checkpoint-every 10 --output "$tmp/rep") ||
+  { echo "$out"; gs_fail "replicated: 10 steps"; }
+out=$(gs_mpirun 3 nbody $rep --steps 20 --restart "$tmp/rep")
+rc=$?
+[ $rc = 0 ] || { echo "$out"; gs_fail "replicated: restart on 3 ranks: exit $rc"; }
+gs_verified "$out" "replicated: restart on 3 ranks"
+echo "$out" | grep "^# restart: from .* (written by 2 rank(s); this solver's forces do not depend on the rank count" \
+  >/dev/null || { echo "$out"; gs_fail "replicated: no note that the rank count changes no bit"; }
+echo "$out" | grep 'only within round-off' >/dev/null && { echo "$out"; gs_fail "replicated: a round-off note on 3 ranks"; }
+[ -n "$whole" ] && [ "$(echo "$out" | hash_of)" = "$whole" ] ||
+  gs_fail "replicated: restart on 3 ranks ends in $(echo "$out" | hash_of), 20 steps on 2 in $whole"
+echo "ok: replicated: checkpoint of 2 ranks, restart on 3: the same state $whole, and the header says so"
+
 # Other settings than the checkpoint's: allowed, with a note (and verified as any run).
 out=$(gs_mpirun 2 nbody $common --steps 12 --restart "$tmp/c1" --solver tree --theta 0.6) || gs_fail "restart at theta 0.6"
 echo "$out" | grep -q '^# restart: the checkpoint was written by the tree at theta = 0.5, .*only within the tree' ||

@@ -238,6 +238,7 @@ int main(int argc, char **argv) {
   const struct gs_nbody_solver *tree = gs_nbody_solver_find(GS_NBODY_TREE);
   GS_EXPECT(direct && strcmp(direct->name, "direct") == 0 && direct->id == GS_NBODY_DIRECT);
   GS_EXPECT(tree && strcmp(tree->name, "tree") == 0 && tree->id == GS_NBODY_TREE && !gs_nbody_solver_find(toy.id));
+  GS_EXPECT(!direct->rank_exact && tree->rank_exact); /* the restart line's claim on another rank count */
   struct gs_nbody_opts o;
   struct gs_nbody_job job;
   driver(&job, &run, &o);
