@@ -56,14 +56,36 @@ static void gs_cpu_dmerge_shape(struct gs_cpu_dmerge *g, const struct gs_dtree_c
   }
 }
 
+/* One received fragment (the wire format of gs_backend_cpu_dtree.h) read in place. */
+struct gs_cpu_dmerge_frag {
+  uint64_t cell, nn, nb;
+  const unsigned char *kind;
+  const char *pay, *body;
+};
+
+/* The fragment at p: its parts into f; returns its length in bytes. */
+static size_t gs_cpu_dmerge_frag(const char *p, int precision, struct gs_cpu_dmerge_frag *f) {
+  uint64_t head[3];
+  size_t pay = 0;
+  memcpy(head, p, sizeof head);
+  f->cell = head[0], f->nn = head[1], f->nb = head[2];
+  f->kind = (const unsigned char *)p + sizeof head, f->pay = p + sizeof head + f->nn;
+  for (uint64_t k = 0; k < f->nn; k++)
+    pay += f->kind[k] == GS_CPU_DLET_SHUT          ? GS_CPU_DLET_CLOSED * sizeof(double)
+           : !f->kind[k]                           ? sizeof(uint64_t)
+           : k && f->kind[k] <= GS_CPU_DLET_BUCKET ? 6 * sizeof(double)
+                                                   : 0;
+  f->body = f->pay + pay;
+  return sizeof head + f->nn + pay + f->nb * 4 * (precision ? sizeof(double) : sizeof(float));
+}
+
 /* Nodes and bodies of the received fragments (a first pass, to size the arrays). */
-static void gs_cpu_dmerge_count(const struct gs_dtree_msg *recv, uint64_t *nodes, uint64_t *bodies) {
+static void gs_cpu_dmerge_count(const struct gs_dtree_msg *recv, int precision, uint64_t *nodes, uint64_t *bodies) {
+  struct gs_cpu_dmerge_frag f;
   *nodes = *bodies = 0;
   for (size_t at = 0; at < recv->bytes;) {
-    uint64_t head[3];
-    memcpy(head, recv->data + at, sizeof head);
-    *nodes += head[1], *bodies += head[2];
-    at += sizeof head + head[1] * sizeof(struct gs_dtree_node) + head[2] * 4 * sizeof(double);
+    at += gs_cpu_dmerge_frag(recv->data + at, precision, &f);
+    *nodes += f.nn, *bodies += f.nb;
   }
 }
 
@@ -77,25 +99,70 @@ static void gs_cpu_dmerge_put(struct gs_cpu_dmerge *g, uint64_t s, const struct 
     g->m[s].first += boff;
 }
 
-/* The received fragments: appended, their roots into their cells' slots. */
-static void gs_cpu_dmerge_received(struct gs_cpu_dmerge *g, const struct gs_dtree_msg *recv) {
-  for (size_t at = 0; at < recv->bytes;) {
-    uint64_t head[3], base = g->nodes, bbase = g->bodies;
-    memcpy(head, recv->data + at, sizeof head);
-    at += sizeof head;
-    const char *rec = recv->data + at;
-    for (uint64_t k = 0; k < head[1]; k++) {
-      struct gs_dtree_node r;
-      memcpy(&r, rec + k * sizeof r, sizeof r);
-      gs_cpu_dmerge_put(g, k ? base + k : g->cellslot[head[0]], &r, base, bbase);
+/* Fragment f's nodes at base + k (its root at its cell's slot, which keeps the table's record):
+ * closed ones from their doubles with an empty box (no target of ours is inside them), open
+ * ones' boxes, children and bodies (base and bbase) from the order. */
+static void gs_cpu_dmerge_place(struct gs_cpu_dmerge *g, const struct gs_cpu_dmerge_frag *f, uint64_t base,
+                                uint64_t bbase) {
+  const char *pl = f->pay;
+  uint64_t nextc = 1, nextb = 0;
+  for (uint64_t k = 0; k < f->nn; k++) {
+    struct gs_dtree_node *nd = &g->m[k ? base + k : g->cellslot[f->cell]];
+    if (k) memset(nd, 0, sizeof *nd);
+    nd->closed = 0, nd->nchild = 0;
+    if (f->kind[k] == GS_CPU_DLET_SHUT) {
+      double rec[GS_CPU_DLET_CLOSED];
+      memcpy(rec, pl, sizeof rec), pl += sizeof rec;
+      memcpy(nd->com, rec, sizeof nd->com), nd->mass = rec[3];
+      memcpy(nd->q, rec + 4, sizeof nd->q), nd->tr = rec[10], nd->size = rec[11];
+      for (int c = 0; c < 3; c++)
+        nd->lo[c] = INFINITY, nd->hi[c] = -INFINITY;
+      nd->closed = 1;
+    } else if (!f->kind[k] || f->kind[k] > GS_CPU_DLET_BUCKET) {
+      nd->count = f->kind[k] - (uint64_t)GS_CPU_DLET_BUCKET;
+      if (!f->kind[k]) memcpy(&nd->count, pl, sizeof nd->count), pl += sizeof nd->count;
+      nd->first = bbase + nextb, nextb += nd->count;
+    } else {
+      if (k) memcpy(nd->lo, pl, sizeof nd->lo), memcpy(nd->hi, pl + sizeof nd->lo, sizeof nd->hi), pl += 48;
+      nd->child = base + nextc, nd->nchild = f->kind[k], nextc += f->kind[k];
     }
-    g->nodes += head[1];
-    at += head[1] * sizeof(struct gs_dtree_node);
-    memcpy(g->body + 4 * bbase, recv->data + at, head[2] * 4 * sizeof(double));
-    for (uint64_t k = 0; k < head[2]; k++)
+  }
+}
+
+/* Fragment f's open nodes below its root, deepest first: buckets' tight boxes from their bodies,
+ * moments with the builder's code from the same inputs, so the sender's bits. */
+static void gs_cpu_dmerge_finish(struct gs_cpu_dmerge *g, const struct gs_cpu_dmerge_frag *f, uint64_t base) {
+  for (uint64_t k = f->nn; k-- > 1;) {
+    struct gs_dtree_node *nd = &g->m[base + k];
+    if (nd->closed) continue;
+    for (uint64_t j = nd->first; j < nd->first + nd->count && !nd->nchild; j++)
+      for (int c = 0; c < 3; c++) {
+        double x = g->body[4 * j + c];
+        if (j == nd->first || x < nd->lo[c]) nd->lo[c] = x;
+        if (j == nd->first || x > nd->hi[c]) nd->hi[c] = x;
+      }
+    gs_backend_cpu_tree_moments(g->m, g->body, base + k);
+  }
+}
+
+/* The received fragments: appended, their roots into their cells' slots. */
+static void gs_cpu_dmerge_received(struct gs_cpu_dmerge *g, const struct gs_dtree_msg *recv, int precision) {
+  struct gs_cpu_dmerge_frag f;
+  for (size_t at = 0; at < recv->bytes;) {
+    uint64_t base = g->nodes, bbase = g->bodies;
+    at += gs_cpu_dmerge_frag(recv->data + at, precision, &f);
+    gs_cpu_dmerge_place(g, &f, base, bbase);
+    for (uint64_t k = 0; k < 4 * f.nb; k++) {
+      float x;
+      if (precision)
+        memcpy(g->body + 4 * bbase + k, f.body + k * sizeof(double), sizeof(double));
+      else
+        memcpy(&x, f.body + k * sizeof x, sizeof x), g->body[4 * bbase + k] = x;
+    }
+    for (uint64_t k = 0; k < f.nb; k++)
       g->idx[bbase + k] = UINT64_MAX; /* remote bodies are never a target */
-    g->bodies += head[2];
-    at += head[2] * 4 * sizeof(double);
+    g->nodes += f.nn, g->bodies += f.nb;
+    gs_cpu_dmerge_finish(g, &f, base);
   }
 }
 
@@ -119,10 +186,10 @@ static void gs_cpu_dmerge_moments(struct gs_cpu_dmerge *g) {
 
 /* The merged tree of table, the local subtrees t and the received fragments into g. */
 static void gs_cpu_dmerge_make(gs_ctx *c, struct gs_cpu_dmerge *g, const struct gs_cpu_dtree *t,
-                               const struct gs_dtree_cell *table, int ncell, int cell0,
-                               const struct gs_dtree_msg *recv) {
+                               const struct gs_dtree_cell *table, int ncell, int cell0, const struct gs_dtree_msg *recv,
+                               int precision) {
   uint64_t rn, rb;
-  gs_cpu_dmerge_count(recv, &rn, &rb);
+  gs_cpu_dmerge_count(recv, precision, &rn, &rb);
   uint64_t cap = 2 * (uint64_t)ncell + t->nodes + rn;
   g->m = malloc(sizeof *g->m * cap), g->body = malloc(4 * sizeof *g->body * (t->n + rb + 1));
   g->idx = malloc(sizeof *g->idx * (t->n + rb + 1)), g->cellslot = malloc(sizeof *g->cellslot * (size_t)ncell);
@@ -143,7 +210,7 @@ static void gs_cpu_dmerge_make(gs_ctx *c, struct gs_cpu_dmerge *g, const struct 
   for (uint64_t j = 0; j < t->nodes; j++)
     gs_cpu_dmerge_put(g, g->top + j, &t->node[j], g->top, 0);
   g->nodes += t->nodes;
-  gs_cpu_dmerge_received(g, recv);
+  gs_cpu_dmerge_received(g, recv, precision);
   gs_cpu_dmerge_moments(g);
 }
 
@@ -175,7 +242,7 @@ uint64_t gs_backend_cpu_dmerge_walk(gs_ctx *c, void *p, const struct gs_tree_arg
                                     const struct gs_dtree_bodies *b, double *work) {
   const struct gs_cpu_dtree *t = p;
   struct gs_cpu_dmerge g = {0};
-  gs_cpu_dmerge_make(c, &g, t, table, ncell, cell0, recv);
+  gs_cpu_dmerge_make(c, &g, t, table, ncell, cell0, recv, a->precision);
   memcpy(g.idx, b->id, sizeof *g.idx * t->n);
   uint64_t bb = 0, bc = 0, missing = 0;
 #pragma omp parallel for schedule(dynamic, 16) reduction(+ : bb, bc, missing)

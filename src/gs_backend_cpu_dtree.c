@@ -223,41 +223,78 @@ static void gs_cpu_dtree_put(gs_ctx *c, struct gs_dtree_msg *m, const void *p, s
   m->bytes += bytes;
 }
 
-/* One cell's fragment for a receiver: the nodes it may open, breadth first from the root (each
- * open node's children contiguous, child indices relative to the fragment), and the bodies of
- * the open buckets (first relative to the fragment's bodies); unopened nodes closed. */
+void gs_backend_cpu_dtree_pack(const struct gs_dtree_node *nd, double rec[GS_CPU_DLET_CLOSED]) {
+  memcpy(rec, nd->com, sizeof nd->com), rec[3] = nd->mass;
+  memcpy(rec + 4, nd->q, sizeof nd->q), rec[10] = nd->tr, rec[11] = nd->size;
+}
+
+/* One cell's fragment for a receiver, breadth first from the root: the nodes it may open get
+ * their children (contiguous), the open buckets their bodies, the rest stay closed. src and kind
+ * (gs_backend_cpu_dtree.h) grow as needed; returns the node count, its bodies into *nb. */
+static uint64_t gs_cpu_dtree_frag_nodes(gs_ctx *c, const struct gs_cpu_dtree *t, const struct gs_tree_args *a,
+                                        uint64_t root, const struct gs_dtree_cell *targets, int ntarget, uint64_t **src,
+                                        unsigned char **kind, uint64_t *cap, uint64_t *nb) {
+  uint64_t nn = 1, row = 4 * (a->precision ? sizeof(double) : sizeof(float));
+  (*src)[0] = root, *nb = 0;
+  for (uint64_t q = 0; q < nn; q++) {
+    const struct gs_dtree_node *nd = &t->node[(*src)[q]];
+    /* a bucket whose bodies are fewer bytes than its closed record goes as its bodies: the
+     * receiver recomputes the same record from them (and would be exact even opening it) */
+    int small = !nd->nchild && nd->count * row < GS_CPU_DLET_CLOSED * sizeof(double);
+    if (q > 0 && !small && !gs_cpu_dtree_needed(a, nd, targets, ntarget)) {
+      (*kind)[q] = GS_CPU_DLET_SHUT;
+      continue;
+    }
+    (*kind)[q] = (unsigned char)(nd->nchild                                  ? nd->nchild
+                                 : nd->count && nd->count <= GS_CPU_DLET_FEW ? GS_CPU_DLET_BUCKET + nd->count
+                                                                             : 0); /* 0: a count follows */
+    if (!nd->nchild) *nb += nd->count;
+    if (nn + nd->nchild > *cap) {
+      *cap = 2 * (nn + nd->nchild);
+      *src = gs_cpu_dtree_grow(c, *src, sizeof **src * *cap), *kind = gs_cpu_dtree_grow(c, *kind, *cap);
+    }
+    for (uint32_t k = 0; k < nd->nchild; k++)
+      (*src)[nn++] = nd->child + k;
+  }
+  return nn;
+}
+
+/* One cell's fragment in the wire format of gs_backend_cpu_dtree.h, appended to out. */
 static void gs_cpu_dtree_fragment(gs_ctx *c, struct gs_cpu_dtree *t, const struct gs_tree_args *a, uint64_t cell,
                                   uint64_t root, const struct gs_dtree_cell *targets, int ntarget,
                                   struct gs_dtree_msg *out) {
-  uint64_t cap = 64, nn = 1, nb = 0, *src = malloc(sizeof *src * cap);
-  struct gs_dtree_node *frag = malloc(sizeof *frag * cap);
-  if (!src || !frag) GS_DIE(&c->where, "malloc", "out of memory");
-  src[0] = root, frag[0] = t->node[root];
-  for (uint64_t q = 0; q < nn; q++) {
-    const struct gs_dtree_node *nd = &t->node[src[q]];
-    if (q > 0 && !gs_cpu_dtree_needed(a, nd, targets, ntarget)) {
-      frag[q].nchild = 0, frag[q].closed = 1;
-      continue;
-    }
-    if (!nd->nchild) { /* an open bucket: its bodies travel */
-      frag[q].first = nb, nb += nd->count;
-      continue;
-    }
-    if (nn + nd->nchild > cap) {
-      cap = 2 * (nn + nd->nchild);
-      src = gs_cpu_dtree_grow(c, src, sizeof *src * cap), frag = gs_cpu_dtree_grow(c, frag, sizeof *frag * cap);
-    }
-    frag[q].child = nn;
-    for (uint32_t k = 0; k < nd->nchild; k++)
-      src[nn] = nd->child + k, frag[nn++] = t->node[nd->child + k];
-  }
+  uint64_t cap = 64, nb, *src = malloc(sizeof *src * cap);
+  unsigned char *kind = malloc(cap);
+  if (!src || !kind) GS_DIE(&c->where, "malloc", "out of memory");
+  uint64_t nn = gs_cpu_dtree_frag_nodes(c, t, a, root, targets, ntarget, &src, &kind, &cap, &nb);
   uint64_t head[3] = {cell, nn, nb};
   gs_cpu_dtree_put(c, out, head, sizeof head);
-  gs_cpu_dtree_put(c, out, frag, nn * sizeof *frag);
-  for (uint64_t q = 0; q < nn; q++)
-    if (!frag[q].nchild && !frag[q].closed)
-      gs_cpu_dtree_put(c, out, t->body + 4 * t->node[src[q]].first, t->node[src[q]].count * 4 * sizeof(double));
-  free(src), free(frag);
+  gs_cpu_dtree_put(c, out, kind, nn);
+  for (uint64_t q = 0; q < nn; q++) {
+    const struct gs_dtree_node *nd = &t->node[src[q]];
+    double rec[GS_CPU_DLET_CLOSED];
+    if (kind[q] == GS_CPU_DLET_SHUT) {
+      gs_backend_cpu_dtree_pack(nd, rec);
+      gs_cpu_dtree_put(c, out, rec, sizeof rec);
+    } else if (!kind[q]) {
+      gs_cpu_dtree_put(c, out, &nd->count, sizeof nd->count);
+    } else if (q > 0 && kind[q] <= GS_CPU_DLET_BUCKET) {
+      gs_cpu_dtree_put(c, out, nd->lo, sizeof nd->lo), gs_cpu_dtree_put(c, out, nd->hi, sizeof nd->hi);
+    }
+  }
+  for (uint64_t q = 0; q < nn; q++) { /* exact in float where the run is float: its doubles came from floats */
+    if (t->node[src[q]].nchild || kind[q] == GS_CPU_DLET_SHUT) continue;
+    const struct gs_dtree_node *nd = &t->node[src[q]];
+    if (a->precision) {
+      gs_cpu_dtree_put(c, out, t->body + 4 * nd->first, nd->count * 4 * sizeof *t->body);
+      continue;
+    }
+    for (uint64_t j = 4 * nd->first; j < 4 * (nd->first + nd->count); j++) {
+      float f = (float)t->body[j];
+      gs_cpu_dtree_put(c, out, &f, sizeof f);
+    }
+  }
+  free(src), free(kind);
 }
 
 static void gs_cpu_dtree_let(gs_ctx *c, void *p, const struct gs_tree_args *a, int cell0,

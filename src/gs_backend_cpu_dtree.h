@@ -15,6 +15,30 @@ struct gs_cpu_dtree {
   int ncell;
 };
 
+/* The locally essential tree on the wire: per cell fragment, uint64 {cell, nodes, bodies}, then
+ * one kind byte per node (breadth first from the cell's root, each open node's children
+ * contiguous after every node before them), then each node's payload in that order, then the
+ * buckets' bodies (x, y, z, m; float where the run is float, exact: they were floats). Only what
+ * the receiver's walk reads and cannot recompute travels; child and body indices follow from the
+ * order:
+ * - a closed node (kind GS_CPU_DLET_SHUT: no target of the receiver may open it):
+ *   GS_CPU_DLET_CLOSED doubles, com, mass, q, tr, size (gs_backend_cpu_dtree_pack), all that the
+ *   walk's test and cell kernel read; not its box, which only the walk's "target inside" test
+ *   reads, false for every target here (the sender opens any node whose box overlaps a target
+ *   cell's tight box), so the receiver gives it an empty box; no indices (nothing below it comes);
+ * - an open node with k children (kind k, 1..8): its tight box (6 doubles; none for the root,
+ *   whose record is the cell table's); the receiver recomputes its moments from its children with
+ *   the builder's code (gs_backend_cpu_tree_moments), so they are the sender's bits;
+ * - a bucket with its bodies (open, or closed but its bodies fewer bytes than a closed record):
+ *   kind GS_CPU_DLET_BUCKET + its count where that is at most GS_CPU_DLET_FEW, else kind 0 and its
+ *   count (uint64); the receiver recomputes its box and moments from its bodies. */
+#define GS_CPU_DLET_SHUT 255
+#define GS_CPU_DLET_BUCKET 8
+#define GS_CPU_DLET_FEW (GS_CPU_DLET_SHUT - 1 - GS_CPU_DLET_BUCKET)
+#define GS_CPU_DLET_CLOSED 12
+/* A closed node's doubles into rec (the sender; the receiver reads them back in this order). */
+void gs_backend_cpu_dtree_pack(const struct gs_dtree_node *nd, double rec[GS_CPU_DLET_CLOSED]);
+
 /* Room for nodes nodes and bodies bodies in t. */
 void gs_backend_cpu_dtree_reserve(gs_ctx *c, struct gs_cpu_dtree *t, uint64_t nodes, uint64_t bodies);
 /* Vector i of a precision's (x, y, z, w) array v in double. */

@@ -79,6 +79,11 @@ for args in "--tree-cell 16" "" "--tree-cell 64 --exchange host"; do
 done
 echo "ok: --tree-cell 16, 32, 64 or the default, --exchange host: the same state $base"
 
+# Each cell one leaf bucket of about 500 bodies, opened across ranks: more bodies than the LET's
+# kind byte counts (the count then follows it on the wire).
+same "1 3" --n 4096 --steps 1 --tree-cell 1024 --leaf 1024
+echo "ok: --leaf 1024: the same state $first on 1 and 3 ranks"
+
 for variant in "--precision single" "--opening relative --alpha 0.01" "--ic disk --opening relative"; do
   case $variant in --precision*) prec="" ;; *) prec="--precision double" ;; esac
   same "1 3" --n 1024 --steps 3 --tree-cell 32 $variant
