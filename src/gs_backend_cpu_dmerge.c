@@ -257,8 +257,10 @@ uint64_t gs_backend_cpu_dmerge_walk(gs_ctx *c, void *p, const struct gs_tree_arg
     gs_cpu_dmerge_one(a, &g, b->id[i], g.body + 4 * i, aold, out, cnt, &missing);
     if (!a->potential) out[3] = 0;
     for (int d = 0; d < 4; d++) {
-      if (a->precision) ((double *)a->acc)[4 * i + d] = out[d];
-      else ((float *)a->acc)[4 * i + d] = (float)out[d];
+      if (a->precision)
+        ((double *)a->acc)[4 * i + d] = out[d];
+      else
+        ((float *)a->acc)[4 * i + d] = (float)out[d];
     }
     if (work) work[i] = (double)(cnt[0] + cnt[1]);
     bb += cnt[0], bc += cnt[1];

@@ -298,8 +298,7 @@ static void gs_cpu_dtree_fragment(gs_ctx *c, struct gs_cpu_dtree *t, const struc
 }
 
 static void gs_cpu_dtree_let(gs_ctx *c, void *p, const struct gs_tree_args *a, int cell0,
-                             const struct gs_dtree_cell *targets, int ntarget, struct gs_dtree_msg *out,
-                             int ncell) {
+                             const struct gs_dtree_cell *targets, int ntarget, struct gs_dtree_msg *out, int ncell) {
   struct gs_cpu_dtree *t = p;
   for (int k = 0; k < ncell; k++)
     if (gs_cpu_dtree_needed(a, &t->node[t->root[k]], targets, ntarget))

@@ -9,9 +9,9 @@
 struct gs_cpu_dtree {
   struct gs_dtree_node *node; /* every local cell's subtree, root first, children after parents */
   uint64_t nodes, node_cap;
-  double *body;               /* the held bodies (x, y, z, m) in double, sorted order */
+  double *body; /* the held bodies (x, y, z, m) in double, sorted order */
   uint64_t n, body_cap;
-  uint64_t *root;             /* local cell k's root node */
+  uint64_t *root; /* local cell k's root node */
   int ncell;
 };
 

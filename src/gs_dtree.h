@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#define GS_DTREE_BITS 21  /* key bits per axis: 63-bit keys, one 3-bit digit per level */
+#define GS_DTREE_BITS 21 /* key bits per axis: 63-bit keys, one 3-bit digit per level */
 #define GS_DTREE_LEVELS 21
 
 /* One node: the CPU tree's node record (gs_backend_cpu_tree.c builds its replicated tree from it
@@ -42,7 +42,7 @@ struct gs_dtree_bodies {
   uint64_t n;
   void *pos, *vel, *acc; /* acc: the last forces, |a_old| of the relative test */
   uint64_t *id, *key;
-  double *work;          /* seconds of the last walk spent on each body (moves with it) */
+  double *work; /* seconds of the last walk spent on each body (moves with it) */
 };
 
 /* The global cube of the keys: lo and the edge (0: every body in one key). */

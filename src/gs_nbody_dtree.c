@@ -71,8 +71,10 @@ static void gs_nbody_dtree_take(struct gs_nbody_dtree *d, const void *pos, const
   gs_nbody_dtree_room(d, n);
   d->b.n = n;
   memcpy(d->b.pos, pos, n * job->esz), memcpy(d->b.vel, vel, n * job->esz);
-  if (acc) memcpy(d->b.acc, acc, n * job->esz);
-  else memset(d->b.acc, 0, n * job->esz);
+  if (acc)
+    memcpy(d->b.acc, acc, n * job->esz);
+  else
+    memset(d->b.acc, 0, n * job->esz);
   for (uint64_t i = 0; i < n; i++)
     d->b.id[i] = job->first + i, d->b.key[i] = 0, d->b.work[i] = 0;
   d->measured = 0;
@@ -80,8 +82,10 @@ static void gs_nbody_dtree_take(struct gs_nbody_dtree *d, const void *pos, const
 
 static void gs_nbody_dtree_put(const struct gs_nbody_job *job, void *v, uint64_t i, const double q[4]) {
   for (int c = 0; c < 4; c++) {
-    if (job->prec) ((double *)v)[4 * i + c] = q[c];
-    else ((float *)v)[4 * i + c] = (float)q[c];
+    if (job->prec)
+      ((double *)v)[4 * i + c] = q[c];
+    else
+      ((float *)v)[4 * i + c] = (float)q[c];
   }
 }
 
@@ -111,9 +115,8 @@ static void gs_nbody_dtree_restore(struct gs_nbody_dtree *d, const char *payload
   if (!slice[0] || !slice[1] || !slice[2]) GS_DIE(&job->run->where, "malloc", "out of memory");
   const int *tiles = job->dec.tiles, *tile0 = job->dec.tile0;
   for (int k = 0; k < 3; k++)
-    GS_CHECK_MPI(&job->run->where,
-                 MPI_Scatterv(payload ? payload + k * part : NULL, tiles, tile0, job->tile_type, slice[k],
-                              tiles[job->run->rank], job->tile_type, 0, MPI_COMM_WORLD));
+    GS_CHECK_MPI(&job->run->where, MPI_Scatterv(payload ? payload + k * part : NULL, tiles, tile0, job->tile_type,
+                                                slice[k], tiles[job->run->rank], job->tile_type, 0, MPI_COMM_WORLD));
   gs_nbody_dtree_take(d, slice[0], slice[1], slice[2]);
   for (int k = 0; k < 3; k++)
     free(slice[k]);
@@ -124,8 +127,10 @@ static void gs_nbody_dtree_restore(struct gs_nbody_dtree *d, const char *payload
 }
 
 static void gs_nbody_dtree_load(void *s, const struct gs_nbody_origin *from) {
-  if (from->b) gs_nbody_dtree_fresh(s, from->b);
-  else gs_nbody_dtree_restore(s, from->payload);
+  if (from->b)
+    gs_nbody_dtree_fresh(s, from->b);
+  else
+    gs_nbody_dtree_restore(s, from->payload);
 }
 
 /* The checkpoint's forces are the held acc already (loaded with the slice). */
@@ -142,8 +147,10 @@ static int gs_nbody_dtree_slice_of(const struct gs_nbody_job *job, uint64_t id) 
   int lo = 0, hi = job->run->size - 1;
   while (lo < hi) {
     int mid = (lo + hi + 1) / 2;
-    if (gs_nbody_decomp_first(&job->dec, mid) <= id) lo = mid;
-    else hi = mid - 1;
+    if (gs_nbody_decomp_first(&job->dec, mid) <= id)
+      lo = mid;
+    else
+      hi = mid - 1;
   }
   return lo;
 }
@@ -164,7 +171,8 @@ void gs_nbody_dtree_slices(struct gs_nbody_dtree *d, const void *src, void *pos,
       *rd = calloc((size_t)P, sizeof *rd);
   int *dest = malloc(sizeof *dest * (n ? n : 1));
   uint64_t *pack = malloc(sizeof *pack * (n ? n : 1)), *off = calloc((size_t)P + 1, sizeof *off);
-  if (!cnt || !rcnt || !sc || !sd || !rc || !rd || !dest || !pack || !off) GS_DIE(&job->run->where, "malloc", "out of memory");
+  if (!cnt || !rcnt || !sc || !sd || !rc || !rd || !dest || !pack || !off)
+    GS_DIE(&job->run->where, "malloc", "out of memory");
   for (uint64_t i = 0; i < n; i++)
     cnt[dest[i] = gs_nbody_dtree_slice_of(job, d->b.id[i])]++;
   for (int r = 0; r < P; r++)
@@ -254,7 +262,8 @@ static double gs_nbody_dtree_memory(const struct gs_nbody_job *job, uint64_t n) 
   return share * (7.0 * (double)job->esz + 48 + 4 * sizeof(struct gs_dtree_node) + 80);
 }
 
-static void gs_nbody_dtree_adopt(const struct gs_ckpt_header *h, struct gs_nbody_opts *o, const struct gs_options *opt) {
+static void gs_nbody_dtree_adopt(const struct gs_ckpt_header *h, struct gs_nbody_opts *o,
+                                 const struct gs_options *opt) {
   gs_nbody_tree_solver_adopt(h, o, opt); /* the same settings as the replicated layout's */
 }
 

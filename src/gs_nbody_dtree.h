@@ -29,17 +29,17 @@ struct gs_nbody_dtree {
   void *scratch;               /* scratch forces in held order (cap vectors) */
   struct gs_dtree_bodies kept; /* keep / undo */
   uint64_t kept_cap;
-  struct gs_dtree_cell *cell;  /* the cell table, key order */
+  struct gs_dtree_cell *cell; /* the cell table, key order */
   int ncell, cell_cap;
-  int *first_cell;             /* P + 1: rank r owns cells [first_cell[r], first_cell[r + 1]) */
-  uint64_t *at;                /* this rank's cells' bodies: [at[k], at[k + 1]) of b */
-  uint64_t C;                  /* most bodies in a cell (with the leaf bucket's size at least) */
-  int measured;                /* the bodies' work holds a walk's seconds (else the cut is by count) */
+  int *first_cell; /* P + 1: rank r owns cells [first_cell[r], first_cell[r + 1]) */
+  uint64_t *at;    /* this rank's cells' bodies: [at[k], at[k + 1]) of b */
+  uint64_t C;      /* most bodies in a cell (with the leaf bucket's size at least) */
+  int measured;    /* the bodies' work holds a walk's seconds (else the cut is by count) */
   struct gs_dtree_msg send, recv;
-  double inter, flops;         /* interactions and flops of the last counted evaluation, all ranks */
+  double inter, flops; /* interactions and flops of the last counted evaluation, all ranks */
   uint64_t counts[GS_TREE_COUNTS];
-  uint64_t migrated;           /* bodies that changed rank, summed over the ranks and the run's steps */
-  double *let_bytes;           /* per step: bytes this rank sent (the report takes the busiest) */
+  uint64_t migrated; /* bodies that changed rank, summed over the ranks and the run's steps */
+  double *let_bytes; /* per step: bytes this rank sent (the report takes the busiest) */
   int let_n, let_cap;
 };
 

@@ -25,8 +25,10 @@ static uint64_t gs_nbody_dtree_lower(const uint64_t *key, uint64_t n, uint64_t k
   uint64_t lo = 0, hi = n;
   while (lo < hi) {
     uint64_t mid = lo + (hi - lo) / 2;
-    if (key[mid] < k) lo = mid + 1;
-    else hi = mid;
+    if (key[mid] < k)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -55,7 +57,7 @@ static void gs_nbody_dtree_cube(struct gs_nbody_dtree *d, struct gs_dtree_cube *
  * dropped (empty), a cell (at most C, or the last level), or split into its 8 digits. Returns
  * the new list (in key order, as the old) and its length in *n; *more: undecided ones remain. */
 static struct gs_dtree_prefix *gs_nbody_dtree_round(struct gs_nbody_dtree *d, struct gs_dtree_prefix *p, int *n,
-                                                     int *more) {
+                                                    int *more) {
   struct gs_nbody_job *job = d->job;
   int m = 0, out = 0;
   uint64_t *c = malloc(sizeof *c * (size_t)(*n ? *n : 1));

@@ -85,8 +85,8 @@ static uint64_t gs_nbody_dtree_exchange(struct gs_nbody_dtree *d, const struct g
 
 /* After the walk: its counters and the missing nodes summed over the ranks (one allreduce, every
  * rank), the failure if any node was missing, and the run's statistics. */
-static void gs_nbody_dtree_after(struct gs_nbody_dtree *d, uint64_t missing, uint64_t sent, uint64_t bytes,
-                                 int first, int flags) {
+static void gs_nbody_dtree_after(struct gs_nbody_dtree *d, uint64_t missing, uint64_t sent, uint64_t bytes, int first,
+                                 int flags) {
   struct gs_nbody_job *job = d->job;
   double v[4] = {(double)missing, (double)d->counts[GS_TREE_BODY_BODY], (double)d->counts[GS_TREE_BODY_CELL],
                  (double)sent};
@@ -137,8 +137,8 @@ void gs_nbody_dtree_let_eval(struct gs_nbody_dtree *d, int potential, int first,
   a.acc = scratch ? d->scratch : d->b.acc;
   memset(d->counts, 0, sizeof d->counts);
   a.counts = d->counts;
-  uint64_t missing = d->ops->walk(job->ctx, d->tree, &a, d->cell, d->ncell, c0, &d->recv, &d->b,
-                                  scratch ? NULL : d->b.work);
+  uint64_t missing =
+      d->ops->walk(job->ctx, d->tree, &a, d->cell, d->ncell, c0, &d->recv, &d->b, scratch ? NULL : d->b.work);
   double t4 = MPI_Wtime();
   /* every rank alike (the cut's allreduce follows it), even where a stop cut the walk short */
   if (!scratch) gs_nbody_dtree_work(d, t4 - t3), d->measured = 1;

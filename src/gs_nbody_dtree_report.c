@@ -154,8 +154,7 @@ static int gs_nbody_dtree_report_bench_verify(struct gs_bench *b, const struct g
   struct gs_nbody_dtree_report_bench *db = b->w;
   (void)k;
   for (int p = 0; p < 4; p++)
-    r->extra[p] =
-        gs_stats_slowest(&b->run->where, gs_stats_of(db->part + (size_t)p * b->iters, b->iters), NULL).median;
+    r->extra[p] = gs_stats_slowest(&b->run->where, gs_stats_of(db->part + (size_t)p * b->iters, b->iters), NULL).median;
   return db->v != 0;
 }
 
@@ -209,9 +208,18 @@ void gs_nbody_dtree_report_first(struct gs_nbody_dtree *d, double tol) {
   struct gs_nbody_dtree_report_bench db = {.d = d, .tol = tol};
   if (!(db.part = malloc(sizeof *db.part * 4 * (size_t)(iters ? iters : 1))))
     GS_DIE(&job->run->where, "malloc", "out of memory");
-  struct gs_bench b = {.run = job->run, .ops = &gs_nbody_dtree_report_bench_ops, .w = &db, .workload = "nbody",
-                       .rep = &job->rep, .kernels = gs_nbody_dtree_report_bench_kernel, .count = 1, .mask = 1,
-                       .q = job->qc, .warmup = 0, .iters = iters, .problem_size = job->n};
+  struct gs_bench b = {.run = job->run,
+                       .ops = &gs_nbody_dtree_report_bench_ops,
+                       .w = &db,
+                       .workload = "nbody",
+                       .rep = &job->rep,
+                       .kernels = gs_nbody_dtree_report_bench_kernel,
+                       .count = 1,
+                       .mask = 1,
+                       .q = job->qc,
+                       .warmup = 0,
+                       .iters = iters,
+                       .problem_size = job->n};
   gs_bench_table(&b);
   if (b.failed) job->failed = 1;
   free(db.part);
@@ -226,16 +234,15 @@ void gs_nbody_dtree_report_final(struct gs_nbody_dtree *d, long step, double tol
 
 /* Per step over the ranks: the busiest rank's LET bytes and the slowest walk over the mean walk;
  * their medians over the steps (rank 0). */
-static void gs_nbody_dtree_spread(struct gs_nbody_dtree *d, const struct gs_step_times *times, int steps,
-                                  double *bytes, double *imbalance) {
+static void gs_nbody_dtree_spread(struct gs_nbody_dtree *d, const struct gs_step_times *times, int steps, double *bytes,
+                                  double *imbalance) {
   struct gs_nbody_job *job = d->job;
   double *v = calloc(3 * (size_t)steps, sizeof *v), *mx = calloc(3 * (size_t)steps, sizeof *mx);
   if (!v || !mx) GS_DIE(&job->run->where, "calloc", "out of memory");
   for (int s = 0; s < steps; s++)
     v[s] = s < d->let_n ? d->let_bytes[s] : 0, v[steps + s] = times[s].part[GS_NBODY_DTREE_WALK];
   GS_CHECK_MPI(&job->run->where, MPI_Allreduce(v, mx, 2 * steps, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-  GS_CHECK_MPI(&job->run->where,
-               MPI_Allreduce(v + steps, v + 2 * steps, steps, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+  GS_CHECK_MPI(&job->run->where, MPI_Allreduce(v + steps, v + 2 * steps, steps, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
   for (int s = 0; s < steps; s++) {
     double mean = v[2 * steps + s] / job->run->size;
     v[s] = mx[s], v[steps + s] = mean > 0 ? mx[steps + s] / mean : 1;
@@ -271,9 +278,18 @@ void gs_nbody_dtree_report_steps(struct gs_nbody_dtree *d, const struct gs_step_
          steps, st[0].median * 1e3, st[3].median * 1e3, st[1].median * 1e3, st[4].median * 1e3, bytes,
          st[2].median * 1e3, st[5].median * 1e3, imb, (unsigned long long)d->migrated, rate,
          d->flops / st[0].median / 1e9);
-  struct gs_row row = {.workload = "nbody", .kernel = "tree", .rank = -1, .problem_size = job->n,
-                       .iterations = steps, .t_min = st[0].min, .t_median = st[0].median, .t_max = st[0].max,
-                       .metric = "interactions", .value = rate, .unit = "1/s", .efficiency = -1};
+  struct gs_row row = {.workload = "nbody",
+                       .kernel = "tree",
+                       .rank = -1,
+                       .problem_size = job->n,
+                       .iterations = steps,
+                       .t_min = st[0].min,
+                       .t_median = st[0].median,
+                       .t_max = st[0].max,
+                       .metric = "interactions",
+                       .value = rate,
+                       .unit = "1/s",
+                       .efficiency = -1};
   char extra[200];
   snprintf(extra, sizeof extra,
            "phase=step;solver=tree;layout=domains;domain_s=%.6g;build_s=%.6g;let_s=%.6g;let_bytes=%.6g;walk_s=%.6g;"

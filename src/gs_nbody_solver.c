@@ -7,9 +7,9 @@
 
 /* One line per solver: its table, which its own file defines. Tables of one id (the tree's
  * layouts) in the order a run that names no layout prefers them. */
-#define GS_NBODY_SOLVER_LIST(X)                                                          \
-  X(gs_nbody_direct_ops)      /* gs_nbody_direct.c: all pairs */                         \
-  X(gs_nbody_dtree_ops)       /* gs_nbody_dtree.c: Barnes-Hut, domains where it runs */  \
+#define GS_NBODY_SOLVER_LIST(X)                                                                                        \
+  X(gs_nbody_direct_ops)      /* gs_nbody_direct.c: all pairs */                                                       \
+  X(gs_nbody_dtree_ops)       /* gs_nbody_dtree.c: Barnes-Hut, domains where it runs */                                \
   X(gs_nbody_tree_solver_ops) /* gs_nbody_tree_solver.c: Barnes-Hut, every body on every rank */
 
 #define GS_NBODY_SOLVER_EXTERN(ops) extern const struct gs_nbody_solver ops;

@@ -24,8 +24,10 @@ static uint64_t lower(const uint64_t *key, uint64_t n, uint64_t k) {
   uint64_t lo = 0, hi = n;
   while (lo < hi) {
     uint64_t mid = lo + (hi - lo) / 2;
-    if (key[mid] < k) lo = mid + 1;
-    else hi = mid;
+    if (key[mid] < k)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -127,8 +129,8 @@ static void check(struct gs_tree_args a, int same, const char *what) {
     uint64_t missing = ranks(a, &b, table, nc, at, P, many, 0);
     GS_EXPECT(missing == 0);
     GS_EXPECT(memcmp(one, many, 32 * N) == 0);
-    if (missing || memcmp(one, many, 32 * N)) fprintf(stderr, "%s, %d ranks: %llu missing or other forces\n", what, P,
-                                                     (unsigned long long)missing);
+    if (missing || memcmp(one, many, 32 * N))
+      fprintf(stderr, "%s, %d ranks: %llu missing or other forces\n", what, P, (unsigned long long)missing);
   }
   GS_EXPECT(ranks(a, &b, table, nc, at, 3, many, 1) > 0); /* nothing received: the detector counts */
   free(b.pos), free(b.vel), free(b.acc), free(b.id), free(b.key), free(b.work), free(table), free(at), free(one);
@@ -160,8 +162,14 @@ static void layout(void) {
 
 int main(void) {
   layout();
-  struct gs_tree_args a = {.precision = 1, .law = GS_LAW_PLUMMER, .potential = 1, .G = 1.0, .eps2 = 1e-4,
-                           .first = 1, .theta = 0.5, .alpha = 0.005};
+  struct gs_tree_args a = {.precision = 1,
+                           .law = GS_LAW_PLUMMER,
+                           .potential = 1,
+                           .G = 1.0,
+                           .eps2 = 1e-4,
+                           .first = 1,
+                           .theta = 0.5,
+                           .alpha = 0.005};
   for (double theta = 0.3; theta < 1.0; theta += 0.25)
     a.theta = theta, check(a, 0, "geometric");
   a.first = 0, a.opening = GS_TREE_RELATIVE;
