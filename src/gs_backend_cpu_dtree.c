@@ -181,12 +181,11 @@ static void gs_cpu_dtree_build(gs_ctx *c, void *p, const struct gs_tree_args *a,
   }
 }
 
-/* May the walk open nd for some target in box T (with |a_old| >= T's amin)? The walk's test with
- * the distance from com to the box (per axis as the walk computes its differences: rounding is
- * monotone, so no target's d2 is below it), theta^2 and alpha shrunk by 2^-12 against the
- * products' rounding: when in doubt, open (it only sends more). */
-static int gs_cpu_dtree_may_open(const struct gs_tree_args *a, const struct gs_dtree_node *nd,
-                                 const struct gs_dtree_cell *T) {
+/* gs_backend_cpu_dtree.h. The walk's test with the distance from com to the box (per axis as the walk
+ * computes its differences: rounding is monotone, so no target's d2 is below it), theta^2 and
+ * alpha shrunk by 2^-12 against the products' rounding: when in doubt, open (it only sends more). */
+int gs_backend_cpu_dtree_may_open(const struct gs_tree_args *a, const struct gs_dtree_node *nd,
+                                  const struct gs_dtree_cell *T) {
   const double margin = 1 - 1.0 / 4096;
   const struct gs_dtree_node *tb = &T->node;
   double d2 = 0;
@@ -210,7 +209,7 @@ static int gs_cpu_dtree_may_open(const struct gs_tree_args *a, const struct gs_d
 static int gs_cpu_dtree_needed(const struct gs_tree_args *a, const struct gs_dtree_node *nd,
                                const struct gs_dtree_cell *targets, int ntarget) {
   for (int k = 0; k < ntarget; k++)
-    if (targets[k].node.count && gs_cpu_dtree_may_open(a, nd, &targets[k])) return 1;
+    if (targets[k].node.count && gs_backend_cpu_dtree_may_open(a, nd, &targets[k])) return 1;
   return 0;
 }
 

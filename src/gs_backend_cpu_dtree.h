@@ -36,6 +36,11 @@ struct gs_cpu_dtree {
 #define GS_CPU_DLET_BUCKET 8
 #define GS_CPU_DLET_FEW (GS_CPU_DLET_SHUT - 1 - GS_CPU_DLET_BUCKET)
 #define GS_CPU_DLET_CLOSED 12
+/* May the walk open node nd for some target in T's box (with |a_old| >= T's amin)? 1 whenever
+ * the boxes overlap, whatever the opening test says: a closed node travels without its box (see
+ * above), so the receiver's walk could not see a target inside it. */
+int gs_backend_cpu_dtree_may_open(const struct gs_tree_args *a, const struct gs_dtree_node *nd,
+                                  const struct gs_dtree_cell *T);
 /* A closed node's doubles into rec (the sender; the receiver reads them back in this order). */
 void gs_backend_cpu_dtree_pack(const struct gs_dtree_node *nd, double rec[GS_CPU_DLET_CLOSED]);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gs_backend_cpu.h"
+#include "gs_backend_cpu_dtree.h"
 #include "gs_nbody_solver.h"
 #include "gs_test.h"
 
@@ -137,6 +138,25 @@ static void check(struct gs_tree_args a, int same, const char *what) {
   free(many);
 }
 
+/* The LET's test on one crafted node: the mass at a corner of the box [0, 1]^3 (com at the origin,
+ * size sqrt 3) and target boxes near the far corner. A box that overlaps the node's must open it
+ * even where the angle test alone would accept it (theta 1.5: the box [0.9, 1.1]^3 lies at
+ * distance 0.9 sqrt 3 from com, size / d = 1.11 < 1.5), because a closed node travels without its
+ * box; the same box moved just outside the node's does not; and the angle and cutoff tests. */
+static void may_open(void) {
+  struct gs_tree_args a = {.precision = 1, .law = GS_LAW_PLUMMER, .G = 1, .eps2 = 1e-4, .first = 1, .theta = 1.5};
+  struct gs_dtree_node nd = {.lo = {0, 0, 0}, .hi = {1, 1, 1}, .mass = 1, .size = sqrt(3.0)};
+  struct gs_dtree_cell T = {.node = {.lo = {0.9, 0.9, 0.9}, .hi = {1.1, 1.1, 1.1}, .count = 1}, .amin = 1};
+  GS_EXPECT(gs_backend_cpu_dtree_may_open(&a, &nd, &T) == 1); /* overlap */
+  for (int d = 0; d < 3; d++)
+    T.node.lo[d] = 1.05, T.node.hi[d] = 1.25;
+  GS_EXPECT(gs_backend_cpu_dtree_may_open(&a, &nd, &T) == 0); /* outside, far enough for theta 1.5 */
+  a.theta = 0.5;
+  GS_EXPECT(gs_backend_cpu_dtree_may_open(&a, &nd, &T) == 1); /* too close for theta 0.5 */
+  a.theta = 1.5, a.law = GS_LAW_CUTOFF, a.eps2 = 0, a.cut2 = 1.0;
+  GS_EXPECT(gs_backend_cpu_dtree_may_open(&a, &nd, &T) == 1); /* some body may lie within the cutoff */
+}
+
 static void layout(void) {
   struct gs_backend none = gs_backend_cpu_ops; /* a backend without the distributed tree (CUDA now) */
   none.dtree = NULL, none.name = "nodtree";
@@ -161,6 +181,7 @@ static void layout(void) {
 }
 
 int main(void) {
+  may_open();
   layout();
   struct gs_tree_args a = {.precision = 1,
                            .law = GS_LAW_PLUMMER,
