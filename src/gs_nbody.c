@@ -57,7 +57,6 @@ static int gs_nbody_plan(struct gs_nbody_job *job, struct gs_nbody_opts *o, unsi
   if (status == GS_OK && !job->solver)
     status = gs_error_msg(msg, "--restart: the checkpoint names solver %d, which this program does not have", o->solver);
   if (status == GS_OK) status = job->solver->check(job, msg);
-  job->n = o->restart[0] ? job->n : b->n;
   if (status == GS_OK) status = gs_nbody_setup_check_size(job, job->n, msg);
   if (status == GS_OK) status = gs_nbody_io_prepare(job, o->restart[0] ? ck : NULL, msg);
   return status;
@@ -192,7 +191,8 @@ static int gs_nbody_main(struct gs_run *run) {
   gs_mpi_gather_ranks(run, all);
   gs_nbody_setup_alloc(&job);
   job.state = job.solver->open(&job);
-  struct gs_nbody_origin from = {.b = o.restart[0] ? NULL : &b, .payload = payload};
+  struct gs_nbody_origin from;
+  gs_nbody_setup_origin(&job, &b, payload, &from);
   job.solver->load(job.state, &from);
   free(payload);
   gs_ic_free(&b);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gs_checkpoint.h"
+#include "gs_nbody_setup.h"
 #include "gs_nbody_tree.h"
 #include "gs_nbody_tree_report.h"
 #include "gs_nbody_tree_solver.h"
@@ -89,22 +90,22 @@ static void gs_nbody_dtree_put(const struct gs_nbody_job *job, void *v, uint64_t
   }
 }
 
-/* Fresh: every rank holds all of b; its slice becomes held, the mass summed in id order from the
- * run's precision (as the replicated layout sums it). */
-static void gs_nbody_dtree_fresh(struct gs_nbody_dtree *d, const struct gs_bodies *b) {
+/* Fresh: b holds all bodies, or (a preset) this rank's slice (gs_nbody_setup_origin); its slice
+ * becomes held, the mass the origin's (summed in blocks, as the replicated layout has it). */
+static void gs_nbody_dtree_fresh(struct gs_nbody_dtree *d, const struct gs_nbody_origin *from) {
+  const struct gs_bodies *b = from->b;
   struct gs_nbody_job *job = d->job;
   size_t bytes = (job->count ? job->count : 1) * job->esz;
   void *pos = calloc(1, bytes), *vel = calloc(1, bytes);
   if (!pos || !vel) GS_DIE(&job->run->where, "calloc", "out of memory");
   for (uint64_t i = job->first; i < job->first + job->count && i < job->n; i++) {
-    double q[4] = {b->x[i], b->y[i], b->z[i], b->m[i]}, v[4] = {b->vx[i], b->vy[i], b->vz[i], 0};
+    uint64_t j = i - from->first; /* b: all bodies, or this rank's slice */
+    double q[4] = {b->x[j], b->y[j], b->z[j], b->m[j]}, v[4] = {b->vx[j], b->vy[j], b->vz[j], 0};
     gs_nbody_dtree_put(job, pos, i - job->first, q), gs_nbody_dtree_put(job, vel, i - job->first, v);
   }
   gs_nbody_dtree_take(d, pos, vel, NULL);
   free(pos), free(vel);
-  job->mass = 0;
-  for (uint64_t i = 0; i < job->n; i++)
-    job->mass += job->prec ? b->m[i] : (double)(float)b->m[i];
+  job->mass = from->mass;
 }
 
 /* A checkpoint's payload (rank 0: pos | vel | acc, npad vectors each): the standard slices. */
@@ -120,15 +121,13 @@ static void gs_nbody_dtree_restore(struct gs_nbody_dtree *d, const char *payload
   gs_nbody_dtree_take(d, slice[0], slice[1], slice[2]);
   for (int k = 0; k < 3; k++)
     free(slice[k]);
-  job->mass = 0;
-  for (uint64_t i = 0; payload && i < job->n; i++)
-    job->mass += job->prec ? ((const double *)payload)[4 * i + 3] : ((const float *)payload)[4 * i + 3];
+  job->mass = payload ? gs_nbody_setup_mass(job, payload) : 0;
   GS_CHECK_MPI(&job->run->where, MPI_Bcast(&job->mass, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
 }
 
 static void gs_nbody_dtree_load(void *s, const struct gs_nbody_origin *from) {
   if (from->b)
-    gs_nbody_dtree_fresh(s, from->b);
+    gs_nbody_dtree_fresh(s, from);
   else
     gs_nbody_dtree_restore(s, from->payload);
 }

@@ -6,21 +6,13 @@
 
 #include "gs_nbody_setup.h"
 
-/* The total mass, summed in index order from the host copy of the positions (h_pos). */
-static double gs_nbody_repl_mass(const struct gs_nbody_job *job) {
-  double m = 0;
-  for (uint64_t i = 0; i < job->n; i++)
-    m += job->prec ? ((const double *)job->h_pos)[4 * i + 3] : ((const float *)job->h_pos)[4 * i + 3];
-  return m;
-}
-
 void gs_nbody_repl_load(void *s, const struct gs_nbody_origin *from) {
   struct gs_nbody_repl *r = s;
   if (from->b)
     gs_nbody_setup_load_bodies(r->job, from->b);
   else
     gs_nbody_setup_load_checkpoint(r->job, from->payload, &r->acc_slice);
-  r->job->mass = gs_nbody_repl_mass(r->job); /* h_pos holds every body now */
+  r->job->mass = from->b ? from->mass : gs_nbody_setup_mass(r->job, r->job->h_pos); /* a checkpoint: h_pos */
 }
 
 void gs_nbody_repl_resume(void *s) {

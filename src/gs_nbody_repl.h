@@ -18,7 +18,7 @@ struct gs_nbody_repl {
 void gs_nbody_repl_open(struct gs_nbody_repl *r, struct gs_nbody_job *job);
 
 /* Every position to every rank and this slice's velocities (and a checkpoint's forces, kept for
- * resume); job->mass from the positions in index order. Collective. */
+ * resume); job->mass the origin's or (a checkpoint) gs_nbody_setup_mass's. Collective. */
 void gs_nbody_repl_load(void *s, const struct gs_nbody_origin *from);
 
 /* A restart's forces (kept by load) into d_acc. */

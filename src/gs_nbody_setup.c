@@ -10,6 +10,13 @@
 #include "gs_acc.h"
 #include "gs_nbody_solver.h"
 
+/* The domains layout makes only its own slice of a preset (gs_nbody_setup_origin), after the
+ * decomposition; every other run makes or reads all bodies here. */
+static int gs_nbody_setup_sliced(const struct gs_nbody_job *job) {
+  const struct gs_nbody_solver *sv = gs_nbody_solver_pick(job->o, job->run->be);
+  return !job->o->restart[0] && gs_nbody_options_preset(job->o->ic) && sv && sv->layout == GS_NBODY_LAYOUT_DOMAINS;
+}
+
 int gs_nbody_setup_bodies(struct gs_nbody_job *job, struct gs_bodies *b, struct gs_msg *msg) {
   const char *ic = job->o->ic;
   int status = GS_OK;
@@ -18,24 +25,100 @@ int gs_nbody_setup_bodies(struct gs_nbody_job *job, struct gs_bodies *b, struct 
   job->eps2 = job->o->eps * job->o->eps;
   snprintf(job->ic_name, sizeof job->ic_name, "%.63s", ic);
   if (gs_nbody_options_preset(ic)) {
-    if (gs_ic_alloc(b, job->o->n) != 0) GS_DIE(&job->run->where, "gs_ic_alloc", "out of memory for the bodies");
-    if (ic[0] == 'p')
+    int whole = !gs_nbody_setup_sliced(job);
+    if (whole && gs_ic_alloc(b, job->o->n) != 0)
+      GS_DIE(&job->run->where, "gs_ic_alloc", "out of memory for the bodies");
+    if (ic[0] == 'p' && whole)
       gs_ic_plummer(b, job->o->seed);
-    else if (ic[0] == 'u')
+    else if (ic[0] == 'u' && whole)
       gs_ic_uniform(b, job->o->seed);
-    else {
-      gs_ic_disk(b, job->o->seed);
+    else if (ic[0] == 'd') {
+      if (whole) gs_ic_disk(b, job->o->seed);
       /* The seed 003 model: G m = 10 with unit masses, no force closer than 0.01. */
       job->law = GS_LAW_CUTOFF;
       job->G = 10.0;
       job->eps2 = 0.0;
       job->cut2 = 0.01 * 0.01;
     }
+    job->n = job->o->n;
   } else {
     status = gs_ic_read(ic, b, msg);
+    job->n = b->n;
     snprintf(job->ic_name, sizeof job->ic_name, "file");
   }
   return gs_error_agree(MPI_COMM_WORLD, &job->run->where, status, msg);
+}
+
+/* Blocks [first block, end block) of the centring sums that this rank adds: those beginning in
+ * its bodies [first, first + count) (every block in exactly one rank's slice). */
+static void gs_nbody_setup_blocks(const struct gs_nbody_job *job, int r, uint64_t *k0, uint64_t *k1) {
+  uint64_t n = job->n, lo = gs_nbody_decomp_first(&job->dec, r), hi = lo + gs_nbody_decomp_count(&job->dec, r);
+  lo = lo < n ? lo : n, hi = hi < n ? hi : n;
+  *k0 = (lo + GS_IC_BLOCK - 1) / GS_IC_BLOCK, *k1 = (hi + GS_IC_BLOCK - 1) / GS_IC_BLOCK;
+}
+
+/* This rank's bodies of a preset, ids job->first .. (all but the padding), centred with the sums
+ * of every rank's blocks (gs_ic.h: the bits of the whole generation, for any rank count); the
+ * totals (GS_IC_SUMS) into total. Collective. */
+static void gs_nbody_setup_slice(struct gs_nbody_job *job, struct gs_bodies *b, double *total) {
+  const struct gs_run *run = job->run;
+  uint64_t k0, k1, n = job->n, lo = job->first < n ? job->first : n;
+  gs_nbody_setup_blocks(job, run->rank, &k0, &k1);
+  uint64_t hi = job->first + job->count < n ? job->first + job->count : n;
+  uint64_t end = k1 * GS_IC_BLOCK < n ? k1 * GS_IC_BLOCK : n;
+  uint64_t made = (end > hi ? end : hi) - lo; /* the bodies past its end that its last block holds */
+  if (gs_ic_alloc(b, made) != 0) GS_DIE(&run->where, "gs_ic_alloc", "out of memory for the bodies");
+  const char *ic = job->o->ic;
+  if (ic[0] == 'p')
+    gs_ic_plummer_slice(b, job->o->seed, lo, n);
+  else if (ic[0] == 'u')
+    gs_ic_uniform_slice(b, job->o->seed, lo, n);
+  else
+    gs_ic_disk_slice(b, job->o->seed, lo, n);
+  uint64_t nblocks = (n + GS_IC_BLOCK - 1) / GS_IC_BLOCK;
+  if (nblocks * GS_IC_SUMS > INT32_MAX) GS_DIE(&run->where, "MPI_Allgatherv", "more than 2^31 centring sums");
+  double *sums = malloc(sizeof *sums * GS_IC_SUMS * (nblocks ? nblocks : 1));
+  int *cnt = malloc(sizeof *cnt * (size_t)run->size), *disp = malloc(sizeof *disp * (size_t)run->size);
+  if (!sums || !cnt || !disp) GS_DIE(&run->where, "malloc", "out of memory");
+  for (int r = 0; r < run->size; r++) {
+    uint64_t r0, r1;
+    gs_nbody_setup_blocks(job, r, &r0, &r1);
+    cnt[r] = (int)((r1 - r0) * GS_IC_SUMS), disp[r] = (int)(r0 * GS_IC_SUMS);
+  }
+  for (uint64_t k = k0; k < k1; k++) {
+    uint64_t from = k * GS_IC_BLOCK;
+    gs_ic_sums(b, from - lo, n - from < GS_IC_BLOCK ? n - from : GS_IC_BLOCK, sums + GS_IC_SUMS * k);
+  }
+  GS_CHECK_MPI(&run->where, MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, sums, cnt, disp, MPI_DOUBLE,
+                                           MPI_COMM_WORLD));
+  gs_ic_total(sums, nblocks, total);
+  b->n = hi - lo; /* its own bodies; the rest of the arrays is freed with them */
+  if (ic[0] != 'd') gs_ic_shift(b, total); /* the disk is not centred (gs_ic_disk) */
+  free(sums), free(cnt), free(disp);
+}
+
+void gs_nbody_setup_origin(struct gs_nbody_job *job, struct gs_bodies *b, const char *payload,
+                           struct gs_nbody_origin *from) {
+  double total[GS_IC_SUMS];
+  *from = (struct gs_nbody_origin){.payload = payload};
+  if (job->o->restart[0]) return;
+  if (gs_nbody_setup_sliced(job))
+    gs_nbody_setup_slice(job, b, total), from->first = job->first < job->n ? job->first : job->n;
+  else
+    gs_ic_whole_total(b, total);
+  from->b = b;
+  from->mass = total[job->prec ? 0 : 7];
+}
+
+double gs_nbody_setup_mass(const struct gs_nbody_job *job, const void *pos) {
+  double mass = 0;
+  for (uint64_t from = 0; from < job->n; from += GS_IC_BLOCK) { /* gs_ic_total's order */
+    double s = 0;
+    for (uint64_t i = from; i < job->n && i < from + GS_IC_BLOCK; i++)
+      s += job->prec ? ((const double *)pos)[4 * i + 3] : ((const float *)pos)[4 * i + 3];
+    mass += s;
+  }
+  return mass;
 }
 
 int gs_nbody_setup_check_size(const struct gs_nbody_job *job, uint64_t n, struct gs_msg *msg) {
@@ -47,15 +130,18 @@ int gs_nbody_setup_check_size(const struct gs_nbody_job *job, uint64_t n, struct
   /* Each rank holds every position twice on the device (and the step's start copy) and once in
    * pinned host memory, and five vectors plus eight diagnostic doubles per body of its slice; the
    * solver what it adds (the tree its workspace and forces for every body);
-   * while initial conditions are made, all bodies in double on the host. The CPU backend's device
-   * is host memory, shared by the node's ranks. */
+   * while initial conditions are made, all bodies in double on the host (a domains run's preset:
+   * its slice). The CPU backend's device is host memory, shared by the node's ranks. */
   uint64_t npad = (n + GS_NBODY_TILE - 1) / GS_NBODY_TILE * GS_NBODY_TILE;
   int host = (run->be->caps & GS_CAP_HOST_MEMORY) != 0;
   double esz = (double)job->esz, slice = (double)npad / run->size + GS_NBODY_TILE;
   const struct gs_nbody_solver *sv = gs_nbody_solver_pick(job->o, run->be);
   /* the replicated buffers: none where the solver's ranks hold only their own bodies */
   double all = sv && sv->layout == GS_NBODY_LAYOUT_DOMAINS ? 0 : (double)npad * esz * (host ? 3 : 2);
-  double need = all + slice * (5 * esz + 64) + (host ? 56.0 * (double)n : 0);
+  /* the initial conditions: a domains run's preset only its slice and a block (and the block sums) */
+  double ic = gs_nbody_setup_sliced(job) ? 56.0 * (slice + GS_IC_BLOCK) + 64.0 * (double)n / GS_IC_BLOCK
+                                         : 56.0 * (double)n;
+  double need = all + slice * (5 * esz + 64) + (host ? ic : 0);
   if (sv) need += sv->memory(job, n);
   if (status == GS_OK && run->mem_bytes > 0 && need * (host ? run->local_size : 1) > run->mem_bytes)
     status = gs_error_msg(msg,

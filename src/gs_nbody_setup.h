@@ -4,8 +4,10 @@
 
 #include "gs_ic.h"
 #include "gs_nbody_job.h"
+#include "gs_nbody_solver.h"
 
-/* Bodies from --ic, the same on every rank (collective). GS_OK, or GS_USAGE with msg. */
+/* Bodies from --ic, the same on every rank, and job->n (collective). GS_OK, or GS_USAGE with msg.
+ * A preset for a solver of the domains layout is made later, by gs_nbody_setup_origin (b empty). */
 int gs_nbody_setup_bodies(struct gs_nbody_job *job, struct gs_bodies *b, struct gs_msg *msg);
 
 /* Is an n-body run possible here: whole tiles that MPI's counts hold, and memory for the state
@@ -14,6 +16,16 @@ int gs_nbody_setup_check_size(const struct gs_nbody_job *job, uint64_t n, struct
 
 /* Slices of whole tiles (job->dec) and the tile datatype; job->n must be set and checked. */
 void gs_nbody_setup_decompose(struct gs_nbody_job *job);
+
+/* Where the solver's bodies come from (after the decomposition; collective): a checkpoint's
+ * payload, or fresh bodies b, with the total mass of the run's precision summed in blocks
+ * (gs_ic.h); for the domains layout b becomes this rank's slice of a preset, made here. */
+void gs_nbody_setup_origin(struct gs_nbody_job *job, struct gs_bodies *b, const char *payload,
+                           struct gs_nbody_origin *from);
+
+/* The total mass of job->n packed (x, y, z, m) vectors pos (a checkpoint's), summed in gs_ic.h's
+ * blocks: the bits a fresh run's origin has. */
+double gs_nbody_setup_mass(const struct gs_nbody_job *job, const void *pos);
 
 /* Buffers, queues, events, the gate and the reduction workspace of the diagnostics. */
 void gs_nbody_setup_alloc(struct gs_nbody_job *job);

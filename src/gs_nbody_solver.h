@@ -21,10 +21,15 @@ struct gs_nbody_held {
   uint64_t first, count; /* count includes zero-mass padding where the solver has it */
 };
 
-/* Where a run's bodies come from (load): every rank holds all of b (fresh, --ic), or rank 0 holds a
- * checkpoint's payload (pos | vel | acc, job->npad body vectors each; NULL elsewhere). */
+/* Where a run's bodies come from (load): fresh bodies b, ids first .. first + b->n - 1 (every rank
+ * all of them; a solver of the domains layout its own slice of a preset, gs_nbody_setup_origin),
+ * with mass, the total mass of the run's precision (job->mass: the same bits in every layout and
+ * for every rank count); or rank 0 holds a checkpoint's payload (pos | vel | acc, job->npad body
+ * vectors each; NULL elsewhere) and b is NULL. */
 struct gs_nbody_origin {
   const struct gs_bodies *b;
+  uint64_t first;
+  double mass;
   const char *payload;
 };
 
@@ -53,7 +58,8 @@ struct gs_nbody_solver {
   int (*check)(struct gs_nbody_job *job, struct gs_msg *msg);
   /* Its state: workspaces, events, exchange buffers (collective; after the driver's setup). */
   void *(*open)(struct gs_nbody_job *job);
-  /* The initial bodies (collective); sets job->mass (every rank, summed in id order). */
+  /* The initial bodies (collective); sets job->mass (every rank: fresh, the origin's; a checkpoint's
+   * from gs_nbody_setup_mass: the same bits). */
   void (*load)(void *s, const struct gs_nbody_origin *from);
   /* After a restart's load and the first report: the checkpoint's forces become the held acc
    * (the first half-kick must see their bits) and whatever the solver derives from them. */

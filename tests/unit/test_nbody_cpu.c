@@ -211,9 +211,46 @@ static void ic_file(void) {
   ic_long_lines();
 }
 
+/* A slice of a preset is the whole model's bodies before centring, bit for bit, and the blocked
+ * sums of slices that begin blocks add up to the whole model's (the domains layout's start). */
+static void slices(void) {
+  const uint64_t n = 3 * GS_IC_BLOCK + 100, lo = GS_IC_BLOCK - 7, cut = 2 * GS_IC_BLOCK;
+  void (*whole[3])(struct gs_bodies *, uint64_t, uint64_t, uint64_t) = {gs_ic_plummer_slice, gs_ic_uniform_slice,
+                                                                         gs_ic_disk_slice};
+  for (int m = 0; m < 3; m++) {
+    struct gs_bodies a, s1, s2;
+    GS_EXPECT(gs_ic_alloc(&a, n) == 0 && gs_ic_alloc(&s1, cut - lo) == 0 && gs_ic_alloc(&s2, n - cut) == 0);
+    whole[m](&a, 5, 0, n), whole[m](&s1, 5, lo, n), whole[m](&s2, 5, cut, n);
+    double *fa[] = {a.x, a.y, a.z, a.vx, a.vy, a.vz, a.m}, *f1[] = {s1.x, s1.y, s1.z, s1.vx, s1.vy, s1.vz, s1.m},
+           *f2[] = {s2.x, s2.y, s2.z, s2.vx, s2.vy, s2.vz, s2.m};
+    for (int k = 0; k < 7; k++)
+      GS_EXPECT(memcmp(fa[k] + lo, f1[k], (cut - lo) * sizeof(double)) == 0 &&
+                memcmp(fa[k] + cut, f2[k], (n - cut) * sizeof(double)) == 0);
+    double blocks[4 * GS_IC_SUMS], total[GS_IC_SUMS], want[GS_IC_SUMS];
+    gs_ic_sums(&a, 0, GS_IC_BLOCK, blocks); /* block 0 from the whole, 1 from s1, 2 and 3 from s2 */
+    gs_ic_sums(&s1, GS_IC_BLOCK - lo, GS_IC_BLOCK, blocks + GS_IC_SUMS);
+    gs_ic_sums(&s2, 0, GS_IC_BLOCK, blocks + 2 * GS_IC_SUMS);
+    gs_ic_sums(&s2, GS_IC_BLOCK, 100, blocks + 3 * GS_IC_SUMS);
+    gs_ic_total(blocks, 4, total);
+    gs_ic_whole_total(&a, want);
+    GS_EXPECT(memcmp(total, want, sizeof want) == 0);
+    GS_EXPECT(fabs(total[0] - (m == 2 ? (double)n : 1.0)) < 1e-9);
+    gs_ic_free(&a), gs_ic_free(&s1), gs_ic_free(&s2);
+  }
+  /* gs_ic_plummer is the slice of all bodies, centred with those sums. */
+  struct gs_bodies a, c;
+  GS_EXPECT(gs_ic_alloc(&a, n) == 0 && gs_ic_alloc(&c, n) == 0);
+  double total[GS_IC_SUMS];
+  gs_ic_plummer(&a, 9), gs_ic_plummer_slice(&c, 9, 0, n);
+  gs_ic_whole_total(&c, total), gs_ic_shift(&c, total);
+  GS_EXPECT(memcmp(a.x, c.x, n * sizeof(double)) == 0 && memcmp(a.vz, c.vz, n * sizeof(double)) == 0);
+  gs_ic_free(&a), gs_ic_free(&c);
+}
+
 int main(void) {
   two_body();
   plummer();
+  slices();
   ic_file();
   GS_TEST_DONE();
 }
