@@ -26,9 +26,11 @@ struct gs_cpu_dmerge {
   char *istop;        /* slot s is a top node (not a cell) */
 };
 
-/* The top trie's shape: slot 0 the root; a top node over cells [i, j) has one child per digit at
- * the first digit where their prefixes differ, contiguous slots. */
-static void gs_cpu_dmerge_shape(struct gs_cpu_dmerge *g, const struct gs_dtree_cell *table, int ncell, int *queue) {
+/* The top trie's shape over the cells in key order (ord: the table's indices in key order; the
+ * table is grouped by owner): slot 0 the root; a top node over cells [i, j) of that order has one
+ * child per digit at the first digit where their prefixes differ, contiguous slots. */
+static void gs_cpu_dmerge_shape(struct gs_cpu_dmerge *g, const struct gs_dtree_cell *table, const int *ord, int ncell,
+                                int *queue) {
   g->top = 1;
   if (ncell == 1) {
     g->cellslot[0] = 0, g->istop[0] = 0;
@@ -38,22 +40,46 @@ static void gs_cpu_dmerge_shape(struct gs_cpu_dmerge *g, const struct gs_dtree_c
   queue[0] = 0, queue[1] = 0, queue[2] = ncell, g->istop[0] = 1;
   for (int q = 0; q < nq; q++) {
     int s = queue[3 * q], i = queue[3 * q + 1], j = queue[3 * q + 2];
-    int d = gs_backend_cpu_dtree_digit(table[i].key, table[j - 1].key);
+    int d = gs_backend_cpu_dtree_digit(table[ord[i]].key, table[ord[j - 1]].key);
     struct gs_dtree_node *nd = &g->m[s];
     memset(nd, 0, sizeof *nd);
     nd->depth = d, nd->child = g->top;
     for (int a = i, b = i + 1; b <= j; b++) {
-      if (b < j && gs_backend_cpu_dtree_at(table[b].key, d) == gs_backend_cpu_dtree_at(table[a].key, d)) continue;
+      if (b < j && gs_backend_cpu_dtree_at(table[ord[b]].key, d) == gs_backend_cpu_dtree_at(table[ord[a]].key, d))
+        continue;
       uint64_t slot = g->top++;
       nd->nchild++;
       g->istop[slot] = b - a > 1;
       if (b - a == 1)
-        g->cellslot[a] = slot;
+        g->cellslot[ord[a]] = slot;
       else
         queue[3 * nq] = (int)slot, queue[3 * nq + 1] = a, queue[3 * nq + 2] = b, nq++;
       a = b;
     }
   }
+}
+
+/* A cell's key and table index, to sort the table into key order (keys are distinct). */
+struct gs_cpu_dmerge_key {
+  uint64_t key;
+  int k;
+};
+
+static int gs_cpu_dmerge_by_key(const void *a, const void *b) {
+  uint64_t x = ((const struct gs_cpu_dmerge_key *)a)->key, y = ((const struct gs_cpu_dmerge_key *)b)->key;
+  return x < y ? -1 : x > y;
+}
+
+/* The table's indices in key order into ord. */
+static void gs_cpu_dmerge_order(gs_ctx *c, const struct gs_dtree_cell *table, int ncell, int *ord) {
+  struct gs_cpu_dmerge_key *s = malloc(sizeof *s * (size_t)(ncell ? ncell : 1));
+  if (!s) GS_DIE(&c->where, "malloc", "out of memory for the merged tree");
+  for (int k = 0; k < ncell; k++)
+    s[k] = (struct gs_cpu_dmerge_key){table[k].key, k};
+  qsort(s, (size_t)ncell, sizeof *s, gs_cpu_dmerge_by_key);
+  for (int k = 0; k < ncell; k++)
+    ord[k] = s[k].k;
+  free(s);
 }
 
 /* One received fragment (the wire format of gs_backend_cpu_dtree.h) read in place. */
@@ -194,11 +220,12 @@ static void gs_cpu_dmerge_make(gs_ctx *c, struct gs_cpu_dmerge *g, const struct 
   g->m = malloc(sizeof *g->m * cap), g->body = malloc(4 * sizeof *g->body * (t->n + rb + 1));
   g->idx = malloc(sizeof *g->idx * (t->n + rb + 1)), g->cellslot = malloc(sizeof *g->cellslot * (size_t)ncell);
   g->istop = calloc(2 * (size_t)ncell, 1);
-  int *queue = malloc(3 * sizeof *queue * 2 * (size_t)ncell);
-  if (!g->m || !g->body || !g->idx || !g->cellslot || !g->istop || !queue)
+  int *queue = malloc(3 * sizeof *queue * 2 * (size_t)ncell), *ord = malloc(sizeof *ord * (size_t)ncell);
+  if (!g->m || !g->body || !g->idx || !g->cellslot || !g->istop || !queue || !ord)
     GS_DIE(&c->where, "malloc", "out of memory for the merged tree");
-  gs_cpu_dmerge_shape(g, table, ncell, queue);
-  free(queue);
+  gs_cpu_dmerge_order(c, table, ncell, ord);
+  gs_cpu_dmerge_shape(g, table, ord, ncell, queue);
+  free(queue), free(ord);
   memcpy(g->body, t->body, 4 * sizeof *g->body * t->n);
   g->bodies = t->n, g->nodes = g->top;
   for (int k = 0; k < ncell; k++) { /* remote cells: their table records, closed until received */

@@ -27,7 +27,7 @@ struct gs_dtree_node {
 };
 
 /* A domain cell: a key prefix whose bodies one rank holds whole. The cell table (every cell of
- * every rank, in key order) is replicated. */
+ * every rank, grouped by owner in rank order, each rank's in key order) is replicated. */
 struct gs_dtree_cell {
   struct gs_dtree_node node; /* its subtree's root (moments, tight box, count) */
   double amin;               /* min |a_old| over its bodies (+inf where the test does not read it) */

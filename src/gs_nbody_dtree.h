@@ -29,7 +29,7 @@ struct gs_nbody_dtree {
   void *scratch;               /* scratch forces in held order (cap vectors) */
   struct gs_dtree_bodies kept; /* keep / undo */
   uint64_t kept_cap;
-  struct gs_dtree_cell *cell; /* the cell table, key order */
+  struct gs_dtree_cell *cell; /* the cell table, (owner, key) order */
   int ncell, cell_cap;
   int *first_cell; /* P + 1: rank r owns cells [first_cell[r], first_cell[r + 1]) */
   uint64_t *at;    /* this rank's cells' bodies: [at[k], at[k + 1]) of b */

@@ -2,14 +2,19 @@
  * which rank holds what: the cube is an exact MIN/MAX over every body, the keys the same double
  * arithmetic on every rank, and the cells the key prefixes of at most C bodies (global counts,
  * summed exactly in uint64), split from the root in rounds until none is too large. The cut
- * gives each rank a contiguous run of cells in key order, balanced by the last walk's measured
- * seconds of each body (by count on a first evaluation or after a restart); it moves time, never
- * a result bit. Every rank takes part in every collective, with bodies or none. */
+ * gives each rank a contiguous run of cells in Peano-Hilbert order (a connected region, without
+ * the jumps of a Morton run: up to a quarter fewer LET bytes on clustered bodies, docs/tree.md,
+ * "Domains"), balanced by the last walk's measured seconds of each body (by count on a first
+ * evaluation or after a restart); it moves time, never a result bit. A rank's run may be several
+ * Morton ranges: the table is then regrouped by (owner, key), each rank's cells contiguous and in
+ * key order like its bodies. Every rank takes part in every collective, with bodies or none. */
 #include "gs_nbody_dtree.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "gs_hilbert.h"
 
 /* A candidate prefix of the rounds. */
 struct gs_dtree_prefix {
@@ -112,13 +117,41 @@ static void gs_nbody_dtree_make_cells(struct gs_nbody_dtree *d) {
   free(p);
 }
 
-/* The cut: cell k goes to rank floor(P (W_k + w_k / 2) / W), W_k the work of the cells before it,
- * w the last walk's seconds of its bodies (summed over the ranks: one allreduce), or its count. */
+/* The cut's order of cell c: the first index of its run on the Hilbert curve of the key grid (a
+ * cube of level L is one run, whose top 3 L bits are the index of any of its points). Built with
+ * -DGS_NBODY_DTREE_MORTON_CUT (a switch for measurement): the key itself, the Morton order. */
+static uint64_t gs_nbody_dtree_cells_order(const struct gs_dtree_cell *c) {
+#ifdef GS_NBODY_DTREE_MORTON_CUT
+  return c->key;
+#else
+  uint32_t g[3] = {0, 0, 0}; /* the key's digits are x | y << 1 | z << 2 (gs_dtree.h) */
+  for (int b = GS_DTREE_BITS - 1; b >= 0; b--)
+    for (int a = 0; a < 3; a++)
+      g[a] |= (uint32_t)((c->key >> (3 * b + a)) & 1) << b;
+  return gs_hilbert_index(g, GS_DTREE_BITS) & ~(gs_nbody_dtree_span(c->level) - 1);
+#endif
+}
+
+/* A cell's place on the curve (distinct: cells are disjoint runs). */
+struct gs_dtree_place {
+  uint64_t order;
+  int k;
+};
+
+static int gs_nbody_dtree_cells_by_order(const void *a, const void *b) {
+  uint64_t x = ((const struct gs_dtree_place *)a)->order, y = ((const struct gs_dtree_place *)b)->order;
+  return x < y ? -1 : x > y;
+}
+
+/* The cut: with the cells in curve order, cell k goes to rank floor(P (W_k + w_k / 2) / W), W_k
+ * the work of the cells before it, w the last walk's seconds of its bodies (summed over the
+ * ranks: one allreduce), or its count. Into each cell's owner (the table stays in key order). */
 static void gs_nbody_dtree_cut(struct gs_nbody_dtree *d) {
   struct gs_nbody_job *job = d->job;
   int P = job->run->size, nc = d->ncell;
   double *w = calloc((size_t)nc, sizeof *w), total = 0, before = 0;
-  if (!w) GS_DIE(&job->run->where, "calloc", "out of memory");
+  struct gs_dtree_place *pl = malloc(sizeof *pl * (size_t)(nc ? nc : 1));
+  if (!w || !pl) GS_DIE(&job->run->where, "calloc", "out of memory");
   if (d->measured) {
     for (int k = 0; k < nc; k++) {
       uint64_t a = gs_nbody_dtree_lower(d->b.key, d->b.n, d->cell[k].key);
@@ -133,59 +166,99 @@ static void gs_nbody_dtree_cut(struct gs_nbody_dtree *d) {
   if (!(total > 0)) /* nothing measured: by count */
     for (int k = 0; k < nc; k++)
       total += w[k] = (double)d->cell[k].node.count;
-  for (int r = 0; r <= P; r++)
-    d->first_cell[r] = r ? nc : 0;
-  for (int k = 0, r = 0; k < nc; k++) {
+  for (int k = 0; k < nc; k++)
+    pl[k] = (struct gs_dtree_place){gs_nbody_dtree_cells_order(&d->cell[k]), k};
+  qsort(pl, (size_t)nc, sizeof *pl, gs_nbody_dtree_cells_by_order);
+  for (int j = 0; j < nc; j++) {
+    int k = pl[j].k;
     double mid = total > 0 ? (before + 0.5 * w[k]) / total * P : 0;
-    int owner = mid >= P ? P - 1 : (int)mid;
-    while (r < owner)
-      d->first_cell[++r] = k;
-    d->cell[k].owner = owner;
+    d->cell[k].owner = mid >= P ? P - 1 : (int)mid;
     before += w[k];
   }
-  free(w);
+  free(w), free(pl);
 }
 
-/* Every held body to its cell's owner (held order is key order, and so are the owners: each
- * rank's bodies are one contiguous run); returns the bodies sent to another rank. */
+/* The held bodies of the cells (key order, as the held bodies): cell k's are [at[k], at[k + 1])
+ * (the cells cover every body's key), counted per owner into cnt. */
+static void gs_nbody_dtree_cells_dest(struct gs_nbody_dtree *d, uint64_t *at, uint64_t *cnt) {
+  for (int k = 0; k < d->ncell; k++)
+    at[k] = gs_nbody_dtree_lower(d->b.key, d->b.n, d->cell[k].key);
+  at[d->ncell] = d->b.n;
+  for (int k = 0; k < d->ncell; k++)
+    cnt[d->cell[k].owner] += at[k + 1] - at[k];
+}
+
+/* Rows of src (row bytes each) grouped by their cells' owners (rank order, key order within) into
+ * a new buffer: the send buffer of one array, off[r] the first row of rank r's. */
+static void *gs_nbody_dtree_cells_pack(struct gs_nbody_dtree *d, const void *src, size_t row, const uint64_t *at,
+                                       const uint64_t *off, uint64_t *next) {
+  int P = d->job->run->size;
+  char *buf = malloc(row * (d->b.n ? d->b.n : 1));
+  if (!buf) GS_DIE(&d->job->run->where, "malloc", "out of memory");
+  memcpy(next, off, sizeof *next * (size_t)P);
+  for (int k = 0; k < d->ncell; k++) {
+    uint64_t n = at[k + 1] - at[k];
+    memcpy(buf + row * next[d->cell[k].owner], (const char *)src + row * at[k], row * n);
+    next[d->cell[k].owner] += n;
+  }
+  return buf;
+}
+
+/* Every held body to its cell's owner; returns the bodies sent to another rank. */
 static uint64_t gs_nbody_dtree_migrate(struct gs_nbody_dtree *d) {
   struct gs_nbody_job *job = d->job;
   int P = job->run->size, me = job->run->rank;
   uint64_t *cnt = calloc((size_t)P, sizeof *cnt), *rcnt = calloc((size_t)P, sizeof *rcnt);
+  uint64_t *off = calloc((size_t)P, sizeof *off), *next = calloc((size_t)P, sizeof *next);
+  uint64_t *at = malloc(sizeof *at * ((size_t)d->ncell + 1));
   int *sc = calloc((size_t)P, sizeof *sc), *sd = calloc((size_t)P, sizeof *sd), *rc = calloc((size_t)P, sizeof *rc),
       *rd = calloc((size_t)P, sizeof *rd);
-  if (!cnt || !rcnt || !sc || !sd || !rc || !rd) GS_DIE(&job->run->where, "calloc", "out of memory");
-  for (int r = 0; r < P; r++) {
-    int f = d->first_cell[r], g = d->first_cell[r + 1];
-    uint64_t from = f < d->ncell ? gs_nbody_dtree_lower(d->b.key, d->b.n, d->cell[f].key) : d->b.n;
-    uint64_t to = g < d->ncell && r + 1 < P ? gs_nbody_dtree_lower(d->b.key, d->b.n, d->cell[g].key) : d->b.n;
-    cnt[r] = to - from;
-  }
+  if (!cnt || !rcnt || !off || !next || !at || !sc || !sd || !rc || !rd)
+    GS_DIE(&job->run->where, "calloc", "out of memory");
+  gs_nbody_dtree_cells_dest(d, at, cnt);
   GS_CHECK_MPI(&job->run->where, MPI_Alltoall(cnt, 1, MPI_UINT64_T, rcnt, 1, MPI_UINT64_T, MPI_COMM_WORLD));
   uint64_t m = 0, sent = 0;
   for (int r = 0; r < P; r++)
-    m += rcnt[r], sent += r != me ? cnt[r] : 0;
-  void *src[5] = {d->b.pos, d->b.vel, d->b.acc, d->b.id, d->b.work}, *got[5], **dst[5];
-  for (int k = 0; k < 5; k++)
-    dst[k] = &got[k];
+    m += rcnt[r], sent += r != me ? cnt[r] : 0, off[r] = r ? off[r - 1] + cnt[r - 1] : 0;
+  void *src[5] = {d->b.pos, d->b.vel, d->b.acc, d->b.id, d->b.work}, *got[5];
   size_t row[5] = {job->esz, job->esz, job->esz, sizeof(uint64_t), sizeof(double)};
   for (int k = 0; k < 5; k++) {
-    if (!(*dst[k] = malloc(row[k] * (m ? m : 1)))) GS_DIE(&job->run->where, "malloc", "out of memory");
+    if (!(got[k] = malloc(row[k] * (m ? m : 1)))) GS_DIE(&job->run->where, "malloc", "out of memory");
     for (int r = 0; r < P; r++) {
-      if (cnt[r] * row[k] > INT32_MAX || rcnt[r] * row[k] > INT32_MAX)
+      if (cnt[r] * row[k] > INT32_MAX || rcnt[r] * row[k] > INT32_MAX || off[r] * row[k] > INT32_MAX)
         GS_DIE(&job->run->where, "MPI_Alltoallv", "a migration message of more than 2^31 bytes");
       sc[r] = (int)(cnt[r] * row[k]), rc[r] = (int)(rcnt[r] * row[k]);
-      sd[r] = r ? sd[r - 1] + sc[r - 1] : 0, rd[r] = r ? rd[r - 1] + rc[r - 1] : 0;
+      sd[r] = (int)(off[r] * row[k]), rd[r] = r ? rd[r - 1] + rc[r - 1] : 0;
     }
-    GS_CHECK_MPI(&job->run->where, MPI_Alltoallv(src[k], sc, sd, MPI_BYTE, *dst[k], rc, rd, MPI_BYTE, MPI_COMM_WORLD));
+    void *send = gs_nbody_dtree_cells_pack(d, src[k], row[k], at, off, next);
+    GS_CHECK_MPI(&job->run->where, MPI_Alltoallv(send, sc, sd, MPI_BYTE, got[k], rc, rd, MPI_BYTE, MPI_COMM_WORLD));
+    free(send);
   }
   gs_nbody_dtree_room(d, m); /* may move b's arrays: the sources are no longer read */
   d->b.n = m;
   void *to[5] = {d->b.pos, d->b.vel, d->b.acc, d->b.id, d->b.work};
   for (int k = 0; k < 5; k++)
-    memcpy(to[k], *dst[k], row[k] * m), free(*dst[k]);
-  free(cnt), free(rcnt), free(sc), free(sd), free(rc), free(rd);
+    memcpy(to[k], got[k], row[k] * m), free(got[k]);
+  free(cnt), free(rcnt), free(off), free(next), free(at), free(sc), free(sd), free(rc), free(rd);
   return sent;
+}
+
+/* The table regrouped by (owner, key): rank r's cells [first_cell[r], first_cell[r + 1]), in key
+ * order like its held bodies (a stable counting sort of the key-ordered table). */
+static void gs_nbody_dtree_cells_regroup(struct gs_nbody_dtree *d) {
+  int P = d->job->run->size, nc = d->ncell;
+  struct gs_dtree_cell *t = malloc(sizeof *t * (size_t)(nc ? nc : 1));
+  int *next = calloc((size_t)P + 1, sizeof *next);
+  if (!t || !next) GS_DIE(&d->job->run->where, "malloc", "out of memory");
+  for (int k = 0; k < nc; k++)
+    next[d->cell[k].owner + 1]++;
+  for (int r = 0; r < P; r++)
+    next[r + 1] += next[r];
+  memcpy(d->first_cell, next, sizeof *next * ((size_t)P + 1));
+  for (int k = 0; k < nc; k++)
+    t[next[d->cell[k].owner]++] = d->cell[k];
+  memcpy(d->cell, t, sizeof *t * (size_t)nc);
+  free(t), free(next);
 }
 
 uint64_t gs_nbody_dtree_cells_update(struct gs_nbody_dtree *d) {
@@ -196,6 +269,7 @@ uint64_t gs_nbody_dtree_cells_update(struct gs_nbody_dtree *d) {
   gs_nbody_dtree_make_cells(d);
   gs_nbody_dtree_cut(d);
   uint64_t sent = gs_nbody_dtree_migrate(d);
+  gs_nbody_dtree_cells_regroup(d);
   d->ops->sort(job->ctx, d->tree, job->prec, &cube, &d->b);
   int me = job->run->rank, c0 = d->first_cell[me], nc = d->first_cell[me + 1] - c0;
   d->at = realloc(d->at, sizeof *d->at * (size_t)(nc + 1));

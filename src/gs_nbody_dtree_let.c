@@ -1,6 +1,6 @@
 /* gs_nbody_dtree_let.c: one evaluation of the domain-decomposed tree after its domains: each rank
  * builds its cells' subtrees; their root records (moments, tight box, count, and min |a_old| of
- * the cell's bodies) are all-gathered into the cell table in key order; each rank then sends each
+ * the cell's bodies) are all-gathered into the cell table, by (owner, key); each rank then sends each
  * other rank the locally essential tree of its cells for that rank's cells (the nodes the walk
  * may open for a target in one of them, a conservative test: gs_backend_cpu_dtree.c) in one
  * all-to-all; each walks its bodies over the merged tree. A walk that met a node it had to open
@@ -33,7 +33,7 @@ static struct gs_tree_args gs_nbody_dtree_args(const struct gs_nbody_dtree *d, i
   return a;
 }
 
-/* The cell table: every rank's cells' records, in key order (owners are contiguous runs). */
+/* The cell table: every rank's cells' records, in (owner, key) order (owners are contiguous runs). */
 static void gs_nbody_dtree_table(struct gs_nbody_dtree *d) {
   struct gs_nbody_job *job = d->job;
   int P = job->run->size;

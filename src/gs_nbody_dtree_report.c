@@ -28,9 +28,9 @@ void gs_nbody_dtree_report_header(struct gs_nbody_dtree *d, double tol) {
   else
     printf("# solver: tree (Barnes-Hut), geometric opening theta = %g; %s\n", o->theta, leaf);
   printf("# tree layout: domains: cells of at most %llu bodies (--tree-cell) on a Morton key grid, each held whole "
-         "by one rank, the ranks' runs of cells cut by the last walk's time; each rank builds its cells' subtrees "
-         "and receives the locally essential tree of the others (all-to-all); results bitwise independent of the "
-         "rank count; --overlap and --exchange do not apply\n",
+         "by one rank, the ranks' runs of cells in Peano-Hilbert order cut by the last walk's time; each rank builds "
+         "its cells' subtrees and receives the locally essential tree of the others (all-to-all); results bitwise "
+         "independent of the rank count; --overlap and --exchange do not apply\n",
          (unsigned long long)d->C);
   printf("# tree method: %s\n", job->be->dtree->method);
   gs_nbody_tree_report_check_line(job, tol);
