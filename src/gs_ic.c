@@ -238,8 +238,7 @@ int gs_ic_read(const char *path, struct gs_bodies *b, struct gs_msg *msg) {
         status = gs_error_msg(msg, "--ic %s: out of memory at line %llu", path, (unsigned long long)line);
         break;
       }
-      double *src[] = {t.x, t.y, t.z, t.vx, t.vy, t.vz, t.m};
-      double *dst[] = {grown.x, grown.y, grown.z, grown.vx, grown.vy, grown.vz, grown.m};
+      double *src[] = {t.x, t.y, t.z, t.vx, t.vy, t.vz, t.m}, *dst[] = {grown.x, grown.y, grown.z, grown.vx, grown.vy, grown.vz, grown.m};
       for (int k = 0; k < 7 && n; k++) memcpy(dst[k], src[k], n * sizeof(double));
       gs_ic_free(&t);
       t = grown;
