@@ -226,7 +226,7 @@ static void gs_cpu_dmerge_make(gs_ctx *c, struct gs_cpu_dmerge *g, const struct 
   gs_cpu_dmerge_order(c, table, ncell, ord);
   gs_cpu_dmerge_shape(g, table, ord, ncell, queue);
   free(queue), free(ord);
-  memcpy(g->body, t->body, 4 * sizeof *g->body * t->n);
+  if (t->n) memcpy(g->body, t->body, 4 * sizeof *g->body * t->n); /* a rank with no cell has no body array */
   g->bodies = t->n, g->nodes = g->top;
   for (int k = 0; k < ncell; k++) { /* remote cells: their table records, closed until received */
     g->m[g->cellslot[k]] = table[k].node;
