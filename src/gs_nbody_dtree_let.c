@@ -14,21 +14,8 @@
 #include "gs_nbody_tree.h"
 
 static struct gs_tree_args gs_nbody_dtree_args(const struct gs_nbody_dtree *d, int potential, int first, int flags) {
-  const struct gs_nbody_job *job = d->job;
-  const struct gs_nbody_opts *o = job->o;
-  struct gs_tree_args a = {.precision = job->prec,
-                           .law = job->law,
-                           .targets = GS_TREE_BY_ORDER,
-                           .potential = potential,
-                           .G = job->corrupt ? -job->G : job->G, /* a planted fault: repulsion */
-                           .eps2 = job->eps2,
-                           .cut2 = job->cut2,
-                           .opening = o->opening,
-                           .first = first,
-                           .theta = o->theta,
-                           .alpha = o->alpha,
-                           .leaf = o->leaf,
-                           .stop = job->stop};
+  struct gs_tree_args a = gs_nbody_tree_settings(d->job, potential, first);
+  a.targets = GS_TREE_BY_ORDER;
   if (flags & GS_NBODY_DTREE_DIAG) a.opening = GS_TREE_GEOMETRIC, a.theta = GS_NBODY_TREE_DIAG_THETA, a.potential = 1;
   return a;
 }

@@ -43,18 +43,10 @@ void gs_nbody_tree_close(struct gs_nbody_tree *t) {
 /* The relative opening test reads every target's previous acceleration (by body index). */
 static int gs_nbody_tree_relative(const struct gs_nbody_job *job) { return job->o->opening == GS_TREE_RELATIVE; }
 
-static struct gs_tree_args gs_nbody_tree_args(const struct gs_nbody_tree *t, int potential, int first) {
-  const struct gs_nbody_job *job = t->repl.job;
+struct gs_tree_args gs_nbody_tree_settings(const struct gs_nbody_job *job, int potential, int first) {
   const struct gs_nbody_opts *o = job->o;
   struct gs_tree_args a = {.precision = job->prec,
                            .law = job->law,
-                           .pos = job->d_pos,
-                           .n = job->n,
-                           .targets = GS_TREE_BY_ORDER,
-                           .i_first = 0,
-                           .i_count = job->npad, /* the most any rank walks: the workspace's size */
-                           .acc = t->d_sorted_acc,
-                           .aold = t->d_aold,
                            .potential = potential,
                            .G = job->corrupt ? -job->G : job->G, /* a planted fault: repulsion */
                            .eps2 = job->eps2,
@@ -64,9 +56,16 @@ static struct gs_tree_args gs_nbody_tree_args(const struct gs_nbody_tree *t, int
                            .theta = o->theta,
                            .alpha = o->alpha,
                            .leaf = o->leaf,
-                           .ws = t->ws,
-                           .ws_bytes = t->ws_bytes,
                            .stop = job->stop};
+  return a;
+}
+
+static struct gs_tree_args gs_nbody_tree_args(const struct gs_nbody_tree *t, int potential, int first) {
+  const struct gs_nbody_job *job = t->repl.job;
+  struct gs_tree_args a = gs_nbody_tree_settings(job, potential, first);
+  a.pos = job->d_pos, a.n = job->n, a.targets = GS_TREE_BY_ORDER, a.i_first = 0;
+  a.i_count = job->npad; /* the most any rank walks: the workspace's size */
+  a.acc = t->d_sorted_acc, a.aold = t->d_aold, a.ws = t->ws, a.ws_bytes = t->ws_bytes;
   return a;
 }
 

@@ -48,6 +48,11 @@ struct gs_nbody_tree {
 
 /* The workspace, counters, forces' arrays, events and runs of t (t->repl.job set), once before
  * the first evaluation; close frees them (not t). */
+/* The run's tree settings as tree arguments, no arrays (both layouts start from them): the
+ * precision, force law (G negated under the planted fault), opening test, leaf size, stop hook;
+ * potential and first as given. */
+struct gs_tree_args gs_nbody_tree_settings(const struct gs_nbody_job *job, int potential, int first);
+
 void gs_nbody_tree_open(struct gs_nbody_tree *t);
 void gs_nbody_tree_close(struct gs_nbody_tree *t);
 
