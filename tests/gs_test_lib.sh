@@ -37,6 +37,18 @@ gs_verified() {
 
 # gs_below WHAT VALUE LIMIT / gs_near WHAT A B TOL: VALUE < LIMIT / |A - B| <= TOL, where every
 # value must be a number: an empty or missing one ("" < 1e-5 is true in awk) or a nan fails.
+# gs_usage_error WANT ARGS...: gpusim ARGS on 2 ranks must refuse them as bad input: exit status 2,
+# exactly one "gpusim: error:" line (rank 0's), matching the extended regex WANT after it.
+gs_usage_error() {
+  local want=$1 out rc
+  shift
+  out=$(gs_mpirun 2 "$@" 2>&1)
+  rc=$?
+  [ $rc = 2 ] || { echo "$out"; gs_fail "'$*': exit $rc, want 2"; }
+  [ "$(echo "$out" | grep -c '^gpusim: error: ')" = 1 ] || { echo "$out"; gs_fail "'$*': not exactly one error line"; }
+  echo "$out" | grep -E "^gpusim: error: $want" >/dev/null || { echo "$out"; gs_fail "'$*': want the message '$want'"; }
+  echo "ok: $* -> $(echo "$out" | grep '^gpusim: error')"
+}
 GS_AWK_NUM='function num(v) { return v ~ /^[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$/ }'
 gs_below() {
   awk -v v="$2" -v l="$3" "$GS_AWK_NUM"' BEGIN { exit !(num(v) && v + 0 < l + 0) }' ||

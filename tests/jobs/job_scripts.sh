@@ -407,7 +407,8 @@ done
 # (here from the stand-in qstat -f), so the run stops by itself first, exit 0; a SIGTERM all the
 # same (sent here to every process of the job's session, as PBS's MoM does) leaves a checkpoint,
 # the job shell waiting (trapped) for the ranks to write it.
-if "$GPUSIM" nbody --help 2>&1 | grep -- --restart >/dev/null; then
+help=$("$GPUSIM" nbody --help 2>&1) || gs_fail "gpusim nbody --help: exit status $?"
+if echo "$help" | grep -- --restart >/dev/null; then
   pbsvars 120
   out=$(env "${V[@]}" GS_FAKE_WALLTIME=00:00:10 GPUSIM_ARGS="--progress lines" NBODY_N=2048 NBODY_STEPS=100000000 \
     timeout 120 bash "$jobs/pbs/nbody.pbs" 2>&1)
