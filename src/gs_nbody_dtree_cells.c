@@ -8,7 +8,7 @@
  * evaluation or after a restart); it moves time, never a result bit. A rank's run may be several
  * Morton ranges: the table is then regrouped by (owner, key), each rank's cells contiguous and in
  * key order like its bodies. Every rank takes part in every collective, with bodies or none. */
-#include "gs_nbody_dtree.h"
+#include "gs_nbody_dtree_cells.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -234,7 +234,7 @@ static uint64_t gs_nbody_dtree_migrate(struct gs_nbody_dtree *d) {
     GS_CHECK_MPI(&job->run->where, MPI_Alltoallv(send, sc, sd, MPI_BYTE, got[k], rc, rd, MPI_BYTE, MPI_COMM_WORLD));
     free(send);
   }
-  gs_nbody_dtree_room(d, m); /* may move b's arrays: the sources are no longer read */
+  gs_nbody_dtree_held_room(d, m); /* may move b's arrays: the sources are no longer read */
   d->b.n = m;
   void *to[5] = {d->b.pos, d->b.vel, d->b.acc, d->b.id, d->b.work};
   for (int k = 0; k < 5; k++)

@@ -5,12 +5,13 @@
  * may open for a target in one of them, a conservative test: gs_backend_cpu_dtree.c) in one
  * all-to-all; each walks its bodies over the merged tree. A walk that met a node it had to open
  * but did not receive fails the run on every rank: only a bug can do that, never silently. */
-#include "gs_nbody_dtree.h"
+#include "gs_nbody_dtree_let.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gs_nbody_dtree_cells.h"
 #include "gs_nbody_tree.h"
 
 static struct gs_tree_args gs_nbody_dtree_args(const struct gs_nbody_dtree *d, int potential, int first, int flags) {

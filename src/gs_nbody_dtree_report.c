@@ -4,13 +4,14 @@
  * timing row (over gs_bench.h, as the replicated tree's) and the per-step line with what the
  * distribution costs: domain update, LET exchange (bytes sent by the busiest rank) and load
  * imbalance (slowest walk / mean walk). */
-#include "gs_nbody_dtree.h"
+#include "gs_nbody_dtree_report.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gs_bench.h"
+#include "gs_nbody_dtree_let.h"
 #include "gs_nbody_ladder.h"
 #include "gs_nbody_ref.h"
 #include "gs_nbody_tree.h"

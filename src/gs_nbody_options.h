@@ -41,7 +41,7 @@ struct gs_nbody_opts {
 enum gs_nbody_solver_id { GS_NBODY_DIRECT = 0, GS_NBODY_TREE = 1 };
 
 /* --tree-layout: domains (each rank holds its domain cells' bodies and the locally essential tree,
- * gs_nbody_dtree.h) or replicated (every rank holds every body and builds the whole tree). */
+ * gs_nbody_dtree.c) or replicated (every rank holds every body and builds the whole tree). */
 enum gs_nbody_layout { GS_NBODY_LAYOUT_DOMAINS = 0, GS_NBODY_LAYOUT_REPLICATED = 1 };
 
 /* The tree's defaults: theta, and the relative test's alpha (GADGET-2's documented ErrTolForceAcc). */

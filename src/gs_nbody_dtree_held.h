@@ -1,0 +1,49 @@
+/* gs_nbody_dtree_held.h: the state of --solver tree --tree-layout domains (docs/tree.md,
+ * "Domains"), which its files share, and the bodies one rank holds (gs_nbody_dtree_held.c). The
+ * layout's files, each over the ones after it: gs_nbody_dtree.c (the solver table: load, gather,
+ * forces, reports), gs_nbody_dtree_report.c (its lines and its check), gs_nbody_dtree_let.c (one
+ * evaluation: build, cell table, LET exchange, walk), gs_nbody_dtree_cells.c (cube, keys, cells,
+ * cut, migration), gs_nbody_dtree_held.c (the held bodies). */
+#ifndef GS_NBODY_DTREE_HELD_H
+#define GS_NBODY_DTREE_HELD_H
+
+#include "gs_nbody_job.h"
+
+struct gs_nbody_dtree {
+  struct gs_nbody_job *job;
+  const struct gs_dtree_ops *ops;
+  void *tree;                  /* the backend's state between build and walk */
+  struct gs_dtree_bodies b;    /* held, sorted by (key, id) after each evaluation */
+  uint64_t cap;                /* room in b's arrays */
+  void *scratch;               /* scratch forces in held order (cap vectors) */
+  struct gs_dtree_bodies kept; /* keep / undo */
+  uint64_t kept_cap;
+  struct gs_dtree_cell *cell; /* the cell table, (owner, key) order */
+  int ncell, cell_cap;
+  int *first_cell; /* P + 1: rank r owns cells [first_cell[r], first_cell[r + 1]) */
+  uint64_t *at;    /* this rank's cells' bodies: [at[k], at[k + 1]) of b */
+  uint64_t C;      /* most bodies in a cell (with the leaf bucket's size at least) */
+  int measured;    /* the bodies' work holds a walk's seconds (else the cut is by count) */
+  struct gs_dtree_msg send, recv;
+  double inter, flops; /* interactions and flops of the last counted evaluation, all ranks */
+  uint64_t counts[GS_TREE_COUNTS];
+  uint64_t migrated; /* bodies that changed rank, summed over the ranks and the run's steps */
+  double *let_bytes; /* per step: bytes this rank sent (the report takes the busiest) */
+  int let_n, let_cap;
+};
+
+/* Room for n held bodies (their contents kept; the scratch forces grow alike). */
+void gs_nbody_dtree_held_room(struct gs_nbody_dtree *d, uint64_t n);
+/* The held bodies into the kept copy, and back (the step's undo). */
+void gs_nbody_dtree_held_keep(struct gs_nbody_dtree *d);
+void gs_nbody_dtree_held_undo(struct gs_nbody_dtree *d);
+/* Their memory, both copies and the scratch forces. */
+void gs_nbody_dtree_held_free(struct gs_nbody_dtree *d);
+/* The real bodies of this rank's standard slice (ids [job->first, + count) below n) from host
+ * vectors pos, vel, acc of the slice (acc NULL: zero) become the held bodies, unmeasured. */
+void gs_nbody_dtree_held_take(struct gs_nbody_dtree *d, const void *pos, const void *vel, const void *acc);
+/* The standard id slices of pos, vel and acc (src: the held acc or the scratch forces) into host
+ * buffers of job->count vectors (acc may be NULL), the padding zero. Collective. */
+void gs_nbody_dtree_held_slices(struct gs_nbody_dtree *d, const void *src, void *pos, void *vel, void *acc);
+
+#endif
