@@ -182,12 +182,12 @@ static void gs_nbody_dtree_report_bench_row(struct gs_bench *b, const struct gs_
          part[GS_NBODY_DTREE_BUILD] * 1e3, part[GS_NBODY_DTREE_LET] * 1e3, part[GS_NBODY_DTREE_WALK] * 1e3, t * 1e3,
          d->inter / n, d->flops / t / 1e9, db->p99, ok);
   struct gs_row row = gs_bench_row(b, k, r, "interactions", d->inter / t, "1/s", -1);
-  char extra[200];
+  char extra[256];
   snprintf(extra, sizeof extra,
-           "phase=forces;solver=tree;layout=domains;theta=%g;opening=%s;domain_s=%.4g;let_s=%.4g;walk_s=%.4g;"
-           "p99_err=%.3g;check=%s",
+           "phase=forces;solver=tree;layout=domains;theta=%g;opening=%s;domain_s=%.4g;build_s=%.4g;let_s=%.4g;"
+           "walk_s=%.4g;p99_err=%.3g;check=%s",
            job->o->theta, job->o->opening ? "relative" : "geometric", part[GS_NBODY_DTREE_DOMAIN],
-           part[GS_NBODY_DTREE_LET], part[GS_NBODY_DTREE_WALK], db->p99, ok);
+           part[GS_NBODY_DTREE_BUILD], part[GS_NBODY_DTREE_LET], part[GS_NBODY_DTREE_WALK], db->p99, ok);
   gs_nbody_ladder_params(job, row.params, sizeof row.params, extra);
   gs_report_add(b->rep, &row);
 }
@@ -291,7 +291,7 @@ void gs_nbody_dtree_report_steps(struct gs_nbody_dtree *d, const struct gs_step_
                        .value = rate,
                        .unit = "1/s",
                        .efficiency = -1};
-  char extra[200];
+  char extra[256];
   snprintf(extra, sizeof extra,
            "phase=step;solver=tree;layout=domains;domain_s=%.6g;build_s=%.6g;let_s=%.6g;let_bytes=%.6g;walk_s=%.6g;"
            "imbalance=%.4g;migrated=%llu",

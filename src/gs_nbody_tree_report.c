@@ -333,8 +333,9 @@ static void gs_nbody_tree_report_row(struct gs_bench *b, const struct gs_kernel 
   printf("%-8s %9.3f %9.3f %9.3f %10.1f %10.1f %9.2f %10.2e  %s\n", k->name, build * 1e3, walk * 1e3, t * 1e3,
          tb->inter[0] / n, tb->inter[1] / n, tr->flops / t / 1e9, tb->e.p99, ok);
   struct gs_row row = gs_bench_row(b, k, r, "interactions", tr->inter / t, "1/s", -1);
-  char extra[160];
-  snprintf(extra, sizeof extra, "phase=forces;solver=tree;theta=%g;opening=%s;build_s=%.4g;walk_s=%.4g;p99_err=%.3g;check=%s",
+  char extra[256];
+  snprintf(extra, sizeof extra,
+           "phase=forces;solver=tree;layout=replicated;theta=%g;opening=%s;build_s=%.4g;walk_s=%.4g;p99_err=%.3g;check=%s",
            job->o->theta, job->o->opening ? "relative" : "geometric", build, walk, tb->e.p99, ok);
   gs_nbody_ladder_params(job, row.params, sizeof row.params, extra);
   gs_report_add(b->rep, &row);
@@ -397,8 +398,9 @@ void gs_nbody_tree_report_steps(struct gs_nbody_tree *tr, const struct gs_step_t
   struct gs_row row = {.workload = "nbody", .kernel = "tree", .rank = -1, .problem_size = job->n,
                        .iterations = steps, .t_min = st[0].min, .t_median = st[0].median, .t_max = st[0].max,
                        .metric = "interactions", .value = rate, .unit = "1/s", .efficiency = -1};
-  char extra[160];
-  snprintf(extra, sizeof extra, "phase=step;solver=tree;build_s=%.6g;walk_s=%.6g;exchange_s=%.6g;integrate_s=%.6g",
+  char extra[256];
+  snprintf(extra, sizeof extra,
+           "phase=step;solver=tree;layout=replicated;build_s=%.6g;walk_s=%.6g;exchange_s=%.6g;integrate_s=%.6g",
            st[1].median, st[2].median, st[3].median, st[4].median);
   gs_nbody_ladder_params(job, row.params, sizeof row.params, extra);
   gs_report_add(&job->rep, &row);

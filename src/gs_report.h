@@ -21,7 +21,7 @@ struct gs_row {
   double value;         /* the metric's value */
   char unit[16];        /* "GB/s", ... */
   double efficiency;    /* value over the stated ceiling (0..1), or -1 if none */
-  char params[256];     /* workload-specific key=value;... (type, op, source, block, ...) */
+  char params[512];     /* workload-specific key=value;... (type, op, source, block, ...) */
   int rank;             /* -1 for the whole job, else the rank the row is about */
 };
 

@@ -151,13 +151,14 @@ gs_run() {
 }
 
 # gs_nbody_args: gpusim nbody's options from NBODY_N, NBODY_STEPS, NBODY_DT, NBODY_EPS,
-# NBODY_IC, NBODY_PRECISION, NBODY_KERNEL, NBODY_OVERLAP, NBODY_EXCHANGE, NBODY_SOLVER and
-# NBODY_THETA (those set), into GS_NBODY_ARGS.
+# NBODY_IC, NBODY_PRECISION, NBODY_KERNEL, NBODY_OVERLAP, NBODY_EXCHANGE, NBODY_SOLVER,
+# NBODY_THETA, NBODY_TREE_LAYOUT and NBODY_TREE_CELL (those set: NBODY_TREE_LAYOUT gives --tree-layout),
+# into GS_NBODY_ARGS.
 gs_nbody_args() {
   local o v
   GS_NBODY_ARGS=()
-  for o in n steps dt eps ic precision kernel overlap exchange solver theta; do
-    v=$(printenv "NBODY_$(echo "$o" | tr a-z A-Z)") && [ -n "$v" ] && GS_NBODY_ARGS+=("--$o" "$v")
+  for o in n steps dt eps ic precision kernel overlap exchange solver theta tree-layout tree-cell; do
+    v=$(printenv "NBODY_$(echo "$o" | tr a-z- A-Z_)") && [ -n "$v" ] && GS_NBODY_ARGS+=("--$o" "$v")
   done
   return 0
 }

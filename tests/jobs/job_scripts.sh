@@ -373,6 +373,25 @@ for s in pbs/nbody.pbs tsubame/nbody.sh; do
     gs_verified "$out" "$s"
     echo "$out" | grep -q -- '--n 256 --steps 2' || gs_fail "$s: NBODY_N/NBODY_STEPS not passed on"
     help=$("$GPUSIM" nbody --help 2>&1) || gs_fail "gpusim nbody --help: exit status $?"
+    if case $help in *--tree-layout*) true ;; *) false ;; esac; then
+      # The tree's layout and cell size, options with a dash: NBODY_TREE_LAYOUT, NBODY_TREE_CELL.
+      # Replicated, the layout every backend has (a GPU build where GPUs are runs it there); with a
+      # cell size too, gpusim's usage error says both came through.
+      case $s in pbs/*) pbsvars 130 ;; *) sgevars 130 ;; esac
+      tree=(GPUSIM_ARGS= NBODY_N=256 NBODY_STEPS=1 NBODY_SOLVER=tree NBODY_TREE_LAYOUT=replicated)
+      out=$(env "${V[@]}" "${tree[@]}" timeout 120 bash "$jobs/$s" 2>&1)
+      rc=$?
+      [ $rc = 0 ] && echo "$out" | grep -q -- '--solver tree --tree-layout replicated' &&
+        echo "$out" | grep -q '^# solver: tree .*every rank builds the whole tree' ||
+        { echo "$out"; gs_fail "$s: NBODY_SOLVER=tree NBODY_TREE_LAYOUT=replicated: not passed on"; }
+      gs_verified "$out" "$s (tree)"
+      out=$(env "${V[@]}" "${tree[@]}" NBODY_TREE_CELL=64 timeout 120 bash "$jobs/$s" 2>&1)
+      rc=$?
+      [ $rc = 2 ] && echo "$out" | grep -q -- '--tree-layout replicated --tree-cell 64' &&
+        echo "$out" | grep -q '^gpusim: error: --tree-cell is an option of --tree-layout domains' ||
+        { echo "$out"; gs_fail "$s: NBODY_TREE_CELL=64 with replicated: want gpusim's usage error (exit 2)"; }
+      echo "ok: $s: NBODY_SOLVER, NBODY_TREE_LAYOUT and NBODY_TREE_CELL passed on"
+    fi
     if case $help in *--restart*) true ;; *) false ;; esac; then
       # Checkpoints in the job's own directory, and NBODY_RESTART resumes (issue 17, item 5): two
       # jobs from one submit directory never share a checkpoint directory.

@@ -37,8 +37,8 @@ for want in '^# solver: tree \(Barnes-Hut\), geometric opening theta = 0.5;' '^#
   '^# per step \(median of 8, slowest rank\): total [0-9.]+ ms, build [0-9.]+ ms, walk [0-9.]+ ms, exchange [0-9.]+ ms, integration'; do
   echo "$out" | grep -qE "$want" || { echo "$out"; gs_fail "no line matching '$want'"; }
 done
-grep -q 'phase=forces;solver=tree;theta=0.5;opening=geometric' "$tmp/r.csv" || { cat "$tmp/r.csv"; gs_fail "no tree row in the CSV"; }
-grep -q 'phase=step;solver=tree;build_s=' "$tmp/r.csv" || { cat "$tmp/r.csv"; gs_fail "no step row in the CSV"; }
+grep -q 'phase=forces;solver=tree;layout=replicated;theta=0.5;opening=geometric' "$tmp/r.csv" || { cat "$tmp/r.csv"; gs_fail "no tree row in the CSV"; }
+grep -q 'phase=step;solver=tree;layout=replicated;build_s=' "$tmp/r.csv" || { cat "$tmp/r.csv"; gs_fail "no step row in the CSV"; }
 echo "ok: header, table row, per-step line and result rows"
 
 # The default tolerance per theta, opening and law (docs/tree.md), as the header states it: the
