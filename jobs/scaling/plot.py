@@ -84,6 +84,8 @@ def series_label(r):
     label = r["kernel"] if r["kernel"] != "-" else r["workload"]
     if p.get("source") == "host":
         label += " [" + p.get("path", "host") + "]"
+    if p.get("layout"):  # the tree: domains or replicated (--tree-layout), two designs to compare
+        label += " (" + p["layout"] + ")"
     if p.get("phase"):  # nbody: a force evaluation, or a whole time step
         label += " [" + p["phase"] + "]"
     return label
@@ -216,9 +218,9 @@ def plot_sweep(plt, name, by_kind, kernels, path):
 def scaling_table(by_kind, kernels):
     """Lines of text: per kind and series, the median time, speedup or efficiency per GPU count."""
     out = []
-    for kind in ("strong", "weak"):
-        if kind not in by_kind:
-            continue
+    kinds = [k for k in ("strong", "weak") if k in by_kind]
+    width = max([22] + [len(l) for k in kinds for l in group_series(by_kind[k], kernels)[0]])  # one column
+    for kind in kinds:
         series, _ = group_series(by_kind[kind], kernels)
         for label in sorted(series, key=lambda l: kernel_key(l.split(" ")[0])):
             pts = series[label]
@@ -232,7 +234,7 @@ def scaling_table(by_kind, kernels):
                     cells.append("P=%d %.4g ms %.2fx (%.1f%%)" % (p, t * 1e3, sp, 100 * sp / p))
                 else:
                     cells.append("P=%d %.4g ms (%.1f%%)" % (p, t * 1e3, 100 * t0 / t))
-            out.append("%-6s %-22s %s" % (kind, label, "; ".join(cells)))
+            out.append("%-6s %-*s %s" % (kind, width, label, "; ".join(cells)))
     return out
 
 

@@ -155,6 +155,9 @@ for f in reduce nbody nbody-tree matmul; do
   echo "$sfout" | grep "^$f: " >/dev/null || gs_fail "scaling_figures.sh: no table of $f"
 done
 grep -- "--solver tree" "$sf/figures/nbody-scaling.txt" && gs_fail "nbody-scaling.txt: tree commands in the direct sum's caption"
+# The tree's series name its layout (the CPU backend's default: domains), so both designs can share a figure.
+grep "^strong tree (domains) \[step\] .* P=2 " "$sf/figures/nbody-tree-scaling.txt" >/dev/null ||
+  { cat "$sf/figures/nbody-tree-scaling.txt"; gs_fail "nbody-tree-scaling.txt: no 'tree (domains) [step]' series"; }
 [ "$(ls "$sf/figures" | grep -c 'scaling\.png$')" = 4 ] || gs_fail "want 4 workload figures: $(ls "$sf/figures")"
 echo "$sfout" | grep "docs/figures" && gs_fail "scaling_figures.sh on the CPU backend wrote to docs/figures"
 echo "ok: one figure per workload and solver, with its caption and table"
