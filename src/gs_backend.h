@@ -278,21 +278,34 @@ int gs_backend_at(int i, const char **label, const struct gs_backend **table);
 /* The kernel of list (count entries) named name, or NULL. */
 const struct gs_kernel *gs_backend_kernel(const struct gs_kernel *list, int count, const char *name);
 
-/* Every backend's N-body kernel names, built or not (a CPU-only build still knows CUDA's, so that
- * --kernel says they do not run on its backend, not that they are no kernel): into known,
- * NULL-terminated (at most max - 1 names), the numbered backends' first, and into text (size
- * bytes; NULL: none) as "a, b (cuda), c (cpu)", each backend's names then its name. Returns how
- * many of known --kernel may also give by number 1..that (a numbered backend's list: CUDA's
- * ladder and ours). The names are the backends' own (gs_backend_cpu_nbody.c,
- * gs_backend_cuda_names.c): no driver spells one. */
-int gs_backend_nbody_names(const char **known, int max, char *text, size_t size);
+/* The workloads whose kernels every backend lists, built or not (gs_backend_names). */
+enum gs_backend_workload { GS_BACKEND_REDUCE = 0, GS_BACKEND_NBODY, GS_BACKEND_MATMUL, GS_BACKEND_WORKLOADS };
+
+/* Every backend's kernel names for workload, built or not (a CPU-only build still knows CUDA's, so
+ * that --kernel says they do not run on its backend, not that they are no kernel): into known,
+ * NULL-terminated (at most max - 1 names), the numbered backend's first, then the device
+ * backends'; and into text (size bytes; NULL: none) the help line `line` (a printf format with
+ * one %s) with the list "1..8 / a, b (cuda), c (cpu)" for its %s: the numbers where a backend
+ * numbers its kernels, then each backend's names (or its own grouping of them, "1..7 (the seed
+ * ladder), vec") and its name, sep (", " or " / ") between backends. Returns how many of known
+ * --kernel may also give by number 1..that (CUDA's N-body kernels, its matmul ladder). The names
+ * are the backends' own (gs_backend_cpu_*.c, gs_backend_cuda_names.c): no driver spells one. */
+int gs_backend_names(int workload, const char *sep, const char *line, const char **known, int max, char *text,
+                     size_t size);
 
 /* The backends' tables (gs_backend_cpu.c, and gs_backend_cuda.c in a CUDA build). */
 extern const struct gs_backend gs_backend_cpu_ops;
 extern const struct gs_backend gs_backend_cuda_ops;
-/* Their N-body kernel lists, each ended by a NULL name, in every build (gs_backend_cpu_nbody.c,
- * gs_backend_cuda_names.c): what their nbody sub-tables hold. */
+/* Their kernel lists, each ended by a NULL name, in every build (gs_backend_cpu_<workload>.c,
+ * gs_backend_cuda_names.c): what their sub-tables hold; and how CUDA's --help line groups its
+ * reduce and matmul names. */
+extern const struct gs_kernel gs_backend_cpu_reduce_kernels[];
 extern const struct gs_kernel gs_backend_cpu_nbody_kernels[];
+extern const struct gs_kernel gs_backend_cpu_matmul_kernels[];
+extern const struct gs_kernel gs_backend_cuda_names_reduce[];
 extern const struct gs_kernel gs_backend_cuda_names_nbody[];
+extern const struct gs_kernel gs_backend_cuda_names_matmul[];
+extern const char gs_backend_cuda_names_reduce_help[];
+extern const char gs_backend_cuda_names_matmul_help[];
 
 #endif

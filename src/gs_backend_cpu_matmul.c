@@ -47,12 +47,14 @@ static void gs_cpu_matmul_gemm(gs_ctx *c, int kernel, int dtype, uint64_t m, uin
   else GS_CPU_MM(float);
 }
 
-static const struct gs_kernel gs_cpu_matmul_kernels[] = {
+/* One kernel; a NULL name ends the list (gs_backend.c reads it so, for --kernel's names). */
+const struct gs_kernel gs_backend_cpu_matmul_kernels[] = {
     {"omp", "OpenMP, cache-blocked i-k-j", 0, GS_KERNEL_FLOAT | GS_KERNEL_DOUBLE | GS_KERNEL_INTERNAL},
+    {NULL, NULL, 0, 0},
 };
 
 const struct gs_matmul_ops gs_backend_cpu_matmul_ops = {
-    .kernels = gs_cpu_matmul_kernels,
+    .kernels = gs_backend_cpu_matmul_kernels,
     .count = 1,
     .gemm = gs_cpu_matmul_gemm,
 };

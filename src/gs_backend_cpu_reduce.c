@@ -46,12 +46,14 @@ static size_t gs_cpu_reduce_workspace(gs_ctx *c, int kernel, int dtype, int op, 
   return 0;
 }
 
-static const struct gs_kernel gs_cpu_reduce_kernels[] = {
+/* One kernel; a NULL name ends the list (gs_backend.c reads it so, for --kernel's names). */
+const struct gs_kernel gs_backend_cpu_reduce_kernels[] = {
     {"omp", "OpenMP on the host cores", 0, GS_KERNEL_INTERNAL},
+    {NULL, NULL, 0, 0},
 };
 
 const struct gs_reduce_ops gs_backend_cpu_reduce_ops = {
-    .kernels = gs_cpu_reduce_kernels,
+    .kernels = gs_backend_cpu_reduce_kernels,
     .count = 1,
     .workspace = gs_cpu_reduce_workspace,
     .run = gs_cpu_reduce_run,

@@ -33,7 +33,7 @@ static int gs_matmul_plan(struct gs_matmul_job *job, struct gs_bench *b, struct 
   const char *tname = gs_matmul_options_type_name(job->o->type);
   if (!ops || ops->count == 0) return gs_error_msg(msg, "the %s backend has no matmul kernels", job->be->name);
   b->kernels = ops->kernels, b->count = ops->count;
-  if (gs_bench_select(b, job->o->kernels, gs_matmul_options_kernels, GS_MATMUL_OPTIONS_NUMBERED, msg) != GS_OK)
+  if (gs_bench_select(b, job->o->kernels, gs_matmul_options_kernels, gs_matmul_options_numbered, msg) != GS_OK)
     return GS_USAGE;
   job->mask = b->mask;
   unsigned runs = 0;
@@ -150,7 +150,6 @@ const struct gs_workload gs_matmul_workload = {
     .opts_size = sizeof(struct gs_matmul_opts),
     .defaults = gs_matmul_options_defaults,
     .validate = gs_matmul_options_validate,
-    .kernels = gs_matmul_options_kernels,
-    .numbered = GS_MATMUL_OPTIONS_NUMBERED,
+    .kernels = gs_matmul_options_kernels, /* filled in by its defaults, numbered as gs_matmul_options_numbered says */
     .main = gs_matmul_main,
 };

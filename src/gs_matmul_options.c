@@ -3,15 +3,18 @@
 
 #include <string.h>
 
+#include "gs_backend.h"
 #include "gs_exchange.h"
 #include "gs_kernel_list.h"
 
 #define GS_M(field) GS_OPT_AT(struct gs_matmul_opts, field)
 
-/* Every kernel name a backend may have for matmul: the seed's ladder (numbered 1..6), ours, the
- * cuBLAS baselines (cuda), and the CPU's omp. */
-const char *const gs_matmul_options_kernels[] = {"global", "smem1", "smem2",  "smem3",       "smem4", "smem5", "simt",
-                                                 "dmma",   "tc32",  "wgmma", "cublas", "cublas-tf32", "omp",   NULL};
+/* --kernel's names, numbers and help line come from the backends' own lists (gs_backend_names):
+ * this file names no kernel. Made when the subcommand's defaults are, before its options are
+ * read, validated or shown (as nbody's, gs_nbody_options.c). */
+const char *gs_matmul_options_kernels[GS_MATMUL_OPTIONS_KERNELS_MAX];
+int gs_matmul_options_numbered;
+static char gs_matmul_options_kernel_help[512];
 
 /* Matrix sides up to 2^31 - 1: a side is an int for every library below us (cuBLAS, MPI). */
 #define GS_MATMUL_SIDE_MAX INT32_MAX
@@ -25,9 +28,7 @@ const struct gs_opt gs_matmul_options_table[] = {
      "float (FP32), double (FP64) or tf32 (float data, products on TF32 tensor cores; looser tolerance) "
      "(default float)",
      "float=float,single=float,fp32=float,f32=float,double=double,fp64=double,f64=double,tf32=tf32"},
-    {"kernel", GS_OPT_STRING, GS_M(kernels), 0, 0, NULL, "LIST",
-     "all, ladder, or a list of 1..6 / global, smem1..smem5 (the seed ladder), simt, dmma (double), tc32, wgmma (tf32), "
-     "cublas, cublas-tf32 (cuda), omp (cpu); all = every kernel of the backend that runs --type (default all)", NULL},
+    {"kernel", GS_OPT_STRING, GS_M(kernels), 0, 0, NULL, "LIST", gs_matmul_options_kernel_help, NULL},
     {"ic", GS_OPT_CHOICE, GS_M(ic), 0, 0, "seed|random", "IC",
      "inputs: seed (a[i][j] = 2j + i, b[i][j] = j - i, checked against the exact closed form) or random "
      "(seeded uniform in [-1, 1], checked by Freivalds' test and sampled dot products) (default seed)", NULL},
@@ -60,6 +61,11 @@ enum gs_dtype gs_matmul_options_dtype(int type) { return type == GS_MATMUL_DOUBL
 
 void gs_matmul_options_defaults(void *opts) {
   struct gs_matmul_opts *m = opts;
+  gs_matmul_options_numbered =
+      gs_backend_names(GS_BACKEND_MATMUL, ", ",
+                       "all, ladder, or a list of %s; all = every kernel of the backend that runs --type (default all)",
+                       gs_matmul_options_kernels, GS_MATMUL_OPTIONS_KERNELS_MAX, gs_matmul_options_kernel_help,
+                       sizeof gs_matmul_options_kernel_help);
   m->n = 2048;
   strcpy(m->kernels, "all");
   strcpy(m->grid, "auto");
@@ -109,5 +115,5 @@ int gs_matmul_options_validate(const struct gs_options *o, void *opts, struct gs
   if (!gs_options_given(o, "k")) m->k = m->n;
   if (gs_options_given(o, "seed") && m->ic == GS_MATMUL_IC_SEED)
     return gs_error_msg(msg, "--seed is for --ic random (the seed's matrices have no randomness)");
-  return gs_kernel_list_check(m->kernels, gs_matmul_options_kernels, GS_MATMUL_OPTIONS_NUMBERED, msg);
+  return gs_kernel_list_check(m->kernels, gs_matmul_options_kernels, gs_matmul_options_numbered, msg);
 }

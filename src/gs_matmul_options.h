@@ -12,9 +12,6 @@ enum gs_matmul_type { GS_MATMUL_FLOAT = 0, GS_MATMUL_DOUBLE, GS_MATMUL_TF32 };
 /* --ic values. */
 enum gs_matmul_ic { GS_MATMUL_IC_SEED = 0, GS_MATMUL_IC_RANDOM };
 
-/* How many of the kernel names may be given by number: 1..6 are the seed's ladder. */
-#define GS_MATMUL_OPTIONS_NUMBERED 6
-
 struct gs_matmul_opts {
   uint64_t m, n, k;           /* C (m x n) = A (m x k) * B (k x n); --m and --k default to --n */
   int type;                   /* enum gs_matmul_type */
@@ -36,10 +33,13 @@ const char *gs_matmul_options_ic_name(int ic);
 /* The element type the matrices are stored in: tf32 keeps float data. */
 enum gs_dtype gs_matmul_options_dtype(int type);
 
-/* The option table (NULL-terminated), the names --kernel takes, defaults and cross-checks
- * (struct gs_workload). */
+/* The option table (NULL-terminated), the names --kernel takes (every backend's, NULL-terminated;
+ * the first gs_matmul_options_numbered of them also by number: CUDA's seed ladder), defaults and
+ * cross-checks (struct gs_workload). The names are filled in by the defaults. */
 extern const struct gs_opt gs_matmul_options_table[];
-extern const char *const gs_matmul_options_kernels[];
+#define GS_MATMUL_OPTIONS_KERNELS_MAX 32
+extern const char *gs_matmul_options_kernels[GS_MATMUL_OPTIONS_KERNELS_MAX];
+extern int gs_matmul_options_numbered;
 void gs_matmul_options_defaults(void *opts);
 int gs_matmul_options_validate(const struct gs_options *o, void *opts, struct gs_msg *msg);
 

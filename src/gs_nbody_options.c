@@ -1,7 +1,6 @@
 /* gs_nbody_options.c: `gpusim nbody`'s option table, defaults and cross-option checks. */
 #include "gs_nbody_options.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "gs_backend.h"
@@ -10,24 +9,13 @@
 
 #define GS_B(field) GS_OPT_AT(struct gs_nbody_opts, field)
 
-/* --kernel's names and help line come from the backends' own lists (gs_backend_nbody_names):
+/* --kernel's names and help line come from the backends' own lists (gs_backend_names):
  * this file names no kernel. The option table is static data, so they are made when the
  * subcommand's defaults are (gs_options_parse names the subcommand before it reads any of its
  * options, validates them or prints its help), the same every time. */
 const char *gs_nbody_options_kernels[GS_NBODY_OPTIONS_KERNELS_MAX];
 int gs_nbody_options_numbered;
 static char gs_nbody_options_kernel_help[512];
-
-static void gs_nbody_options_kernel_names(void) {
-  char names[256];
-  gs_nbody_options_numbered = gs_backend_nbody_names(gs_nbody_options_kernels, GS_NBODY_OPTIONS_KERNELS_MAX, names,
-                                                     sizeof names);
-  char numbers[32] = "";
-  if (gs_nbody_options_numbered) snprintf(numbers, sizeof numbers, "1..%d / ", gs_nbody_options_numbered);
-  snprintf(gs_nbody_options_kernel_help, sizeof gs_nbody_options_kernel_help,
-           "all, ladder, or a list of %s%s; each is timed and verified, the last one runs the simulation (default all)",
-           numbers, names);
-}
 
 const struct gs_opt gs_nbody_options_table[] = {
     {"n", GS_OPT_COUNT, GS_B(n), 1, (int64_t)1 << 40, NULL, "N", "bodies (default 2^18)", NULL},
@@ -129,7 +117,11 @@ static void gs_nbody_options_ic(struct gs_nbody_opts *b) {
 
 void gs_nbody_options_defaults(void *opts) {
   struct gs_nbody_opts *b = opts;
-  gs_nbody_options_kernel_names();
+  gs_nbody_options_numbered = gs_backend_names(
+      GS_BACKEND_NBODY, ", ",
+      "all, ladder, or a list of %s; each is timed and verified, the last one runs the simulation (default all)",
+      gs_nbody_options_kernels, GS_NBODY_OPTIONS_KERNELS_MAX, gs_nbody_options_kernel_help,
+      sizeof gs_nbody_options_kernel_help);
   b->n = (uint64_t)1 << 18;
   b->steps = 10;
   b->dt = 0.001;

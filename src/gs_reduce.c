@@ -225,7 +225,6 @@ const struct gs_workload gs_reduce_workload = {
     .opts_size = sizeof(struct gs_reduce_opts),
     .defaults = gs_reduce_options_defaults,
     .validate = gs_reduce_options_validate,
-    .kernels = gs_reduce_options_kernels,
-    .numbered = 0,
+    .kernels = gs_reduce_options_kernels, /* filled in by its defaults */
     .main = gs_reduce_main,
 };

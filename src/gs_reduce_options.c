@@ -3,13 +3,16 @@
 
 #include <string.h>
 
+#include "gs_backend.h"
 #include "gs_kernel_list.h"
 
 #define GS_R(field) GS_OPT_AT(struct gs_reduce_opts, field)
 
-/* Every kernel name a backend may have for reduce (the CUDA ladder and ours, the CPU's omp). */
-const char *const gs_reduce_options_kernels[] = {"1", "2",   "3",       "4",   "5",   "6",
-                                                 "7", "vec", "onepass", "cub", "omp", NULL};
+/* --kernel's names and help line come from the backends' own lists (gs_backend_names): this file
+ * names no kernel. Made when the subcommand's defaults are, before its options are read,
+ * validated or shown (as nbody's, gs_nbody_options.c). */
+const char *gs_reduce_options_kernels[GS_REDUCE_OPTIONS_KERNELS_MAX];
+static char gs_reduce_options_kernel_help[512];
 
 const struct gs_opt gs_reduce_options_table[] = {
     {"n", GS_OPT_COUNT, GS_R(n), 1, INT64_MAX, NULL, "N",
@@ -21,8 +24,7 @@ const struct gs_opt gs_reduce_options_table[] = {
      "float sums accumulate in double)",
      "int=int,int32=int,i32=int,float=float,single=float,fp32=float,f32=float,double=double,fp64=double,f64=double"},
     {"op", GS_OPT_CHOICE, GS_R(op), 0, 0, "sum|min|max", "OP", "reduction operator (default sum)", NULL},
-    {"kernel", GS_OPT_STRING, GS_R(kernels), 0, 0, NULL, "LIST",
-     "all, ladder, or a list of 1..7 (the seed ladder), vec, onepass, cub (cuda) / omp (cpu) (default all)", NULL},
+    {"kernel", GS_OPT_STRING, GS_R(kernels), 0, 0, NULL, "LIST", gs_reduce_options_kernel_help, NULL},
     {"block", GS_OPT_INT, GS_R(block), 32, 1024, NULL, "T", "threads per block, a power of two (default 256)", NULL},
     {"iters", GS_OPT_INT, GS_R(iters), 1, 1000000, NULL, "K", "timed runs per kernel; the median is shown (default 20)",
      NULL},
@@ -44,6 +46,8 @@ const char *gs_reduce_options_op_name(int op) { return op == GS_OP_SUM ? "sum" :
 
 void gs_reduce_options_defaults(void *opts) {
   struct gs_reduce_opts *r = opts;
+  gs_backend_names(GS_BACKEND_REDUCE, " / ", "all, ladder, or a list of %s (default all)", gs_reduce_options_kernels,
+                   GS_REDUCE_OPTIONS_KERNELS_MAX, gs_reduce_options_kernel_help, sizeof gs_reduce_options_kernel_help);
   r->n = (uint64_t)1 << 28;
   strcpy(r->kernels, "all");
   r->block = 256;

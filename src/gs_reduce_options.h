@@ -28,9 +28,11 @@ struct gs_reduce_opts {
 const char *gs_reduce_options_type_name(int dtype);
 const char *gs_reduce_options_op_name(int op);
 
-/* The option table (NULL-terminated), the names --kernel takes, defaults and cross-checks (struct gs_workload). */
+/* The option table (NULL-terminated), the names --kernel takes (every backend's, NULL-terminated;
+ * filled in by the defaults), defaults and cross-checks (struct gs_workload). */
 extern const struct gs_opt gs_reduce_options_table[];
-extern const char *const gs_reduce_options_kernels[];
+#define GS_REDUCE_OPTIONS_KERNELS_MAX 32
+extern const char *gs_reduce_options_kernels[GS_REDUCE_OPTIONS_KERNELS_MAX];
 void gs_reduce_options_defaults(void *opts);
 int gs_reduce_options_validate(const struct gs_options *o, void *opts, struct gs_msg *msg);
 

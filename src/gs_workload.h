@@ -42,10 +42,10 @@ struct gs_workload {
   /* Cross-option checks once all are in (NULL: none); GS_OK or GS_USAGE with msg. Pure: the
    * same verdict on every rank. */
   int (*validate)(const struct gs_options *o, void *opts, struct gs_msg *msg);
-  /* The names --kernel takes on any backend, NULL-terminated (NULL: no --kernel), and how many
-   * of the first ones may also be given by number 1..numbered. */
+  /* The names --kernel takes on any backend, NULL-terminated (NULL: no --kernel); the workload's
+   * defaults fill them in from the backends' lists (gs_backend_names), and its options say how
+   * many of the first ones may also be given by number. */
   const char *const *kernels;
-  int numbered;
   /* Run it (every rank); returns an exit status (enum gs_status). */
   int (*main)(struct gs_run *run);
 };

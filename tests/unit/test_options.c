@@ -289,6 +289,11 @@ static void test_table(void) {
 static void test_kernel_names(void) {
   const char *label;
   const struct gs_backend *be;
+  static struct gs_options o;
+  struct gs_msg msg;
+  /* The names are made with each subcommand's defaults, as the parser makes them. */
+  GS_EXPECT(parse("reduce", &o, &msg) == GS_OK && parse("nbody", &o, &msg) == GS_OK &&
+            parse("matmul", &o, &msg) == GS_OK);
   for (int i = 0; gs_backend_at(i, &label, &be); i++) {
     for (int k = 0; be && k < be->reduce->count; k++) {
       int known = 0;
@@ -308,26 +313,97 @@ static void test_kernel_names(void) {
   }
 }
 
-/* nbody's --kernel names are the backends' own (gs_backend_nbody_names; gs_nbody_options.c names
- * none), every backend's, built or not: CUDA's are taken in a CPU-only build too, numbered 1..8,
- * and its help line says whose each is. */
+/* Does --help for wl hold line? */
+static int help_has(const struct gs_workload *wl, const char *line) {
+  char help[8192] = "";
+  FILE *f = fmemopen(help, sizeof help - 1, "w");
+  gs_options_help(f, table, wl);
+  fclose(f);
+  return strstr(help, line) != NULL;
+}
+
+/* Does text name name: as an entry of its own, or within a range "p1..p7" (a backend's grouping)? */
+static int text_names(const char *text, const char *name) {
+  const size_t len = strlen(name);
+  for (const char *p = strstr(text, name); p; p = strstr(p + 1, name))
+    if ((p == text || p[-1] == ' ') && (p[len] == ',' || p[len] == ' ' || p[len] == ';' || !p[len])) return 1;
+  char range[64];
+  for (char d = '1'; d <= '9' && len && name[len - 1] >= '1' && name[len - 1] <= '9'; d++)
+    for (char e = name[len - 1]; e <= '9'; e++) {
+      snprintf(range, sizeof range, "%.*s%c..%.*s%c", (int)len - 1, name, d, (int)len - 1, name, e);
+      if (d <= name[len - 1] && text_names(text, range)) return 1;
+    }
+  return 0;
+}
+
+/* workload's --kernel names are the backends' own (gs_backend_names; the option files name none),
+ * every backend's, built or not (CUDA's are taken in a CPU-only build too), the help text names
+ * each (a backend's own grouping included), and --kernel's help line is helpline. */
+static void expect_kernel_names(int workload, const char *sep, const char *text, int numbered, int count,
+                                const struct gs_workload *wl, const char *helpline) {
+  const char *known[GS_NBODY_OPTIONS_KERNELS_MAX];
+  char got[256];
+  GS_EXPECT(gs_backend_names(workload, sep, "%s", known, GS_NBODY_OPTIONS_KERNELS_MAX, got, sizeof got) == numbered);
+  GS_EXPECT(!strcmp(got, text));
+  int n = 0;
+  for (; known[n]; n++) {
+    GS_EXPECT(!strcmp(known[n], wl->kernels[n]));
+    if (!text_names(got, known[n])) fprintf(stderr, "'%s' is not in '%s'\n", known[n], got);
+    GS_EXPECT(text_names(got, known[n]));
+  }
+  GS_EXPECT(n == count && !wl->kernels[n]);
+  GS_EXPECT(help_has(wl, helpline));
+}
+
+/* nbody's: numbered 1..8, "a, b (cuda), c (cpu)". */
 static void test_nbody_kernel_help(void) {
   static struct gs_options o;
   struct gs_msg msg;
-  const char *known[GS_NBODY_OPTIONS_KERNELS_MAX];
-  char text[256];
-  GS_EXPECT(gs_backend_nbody_names(known, GS_NBODY_OPTIONS_KERNELS_MAX, text, sizeof text) == 8);
-  GS_EXPECT(!strcmp(known[0], "global") && !strcmp(known[7], "jsplit") && !strcmp(known[8], "omp") && !known[9]);
-  GS_EXPECT(!strcmp(text, "global, rsqrt, shared, unroll, soften, fma, multi, jsplit (cuda), omp (cpu)"));
+  expect_kernel_names(GS_BACKEND_NBODY, ", ",
+                      "1..8 / global, rsqrt, shared, unroll, soften, fma, multi, jsplit (cuda), omp (cpu)", 8, 9,
+                      &gs_nbody_workload,
+                      "  --kernel LIST            all, ladder, or a list of 1..8 / global, rsqrt, shared, unroll, "
+                      "soften, fma, multi, jsplit (cuda), omp (cpu); each is timed and verified, the last one runs "
+                      "the simulation (default all)\n");
+  GS_EXPECT(!strcmp(gs_nbody_options_kernels[0], "global") && !strcmp(gs_nbody_options_kernels[8], "omp"));
   GS_EXPECT(parse("nbody --kernel 8,omp", &o, &msg) == GS_OK && !strcmp(B(&o)->kernels, "8,omp"));
   GS_EXPECT(gs_nbody_workload.kernels == gs_nbody_options_kernels && gs_nbody_options_numbered == 8);
-  char help[8192] = "";
-  FILE *f = fmemopen(help, sizeof help - 1, "w");
-  gs_options_help(f, table, &gs_nbody_workload);
-  fclose(f);
-  GS_EXPECT(strstr(help, "  --kernel LIST            all, ladder, or a list of 1..8 / global, rsqrt, shared, unroll, "
-                         "soften, fma, multi, jsplit (cuda), omp (cpu); each is timed and verified, the last one runs "
-                         "the simulation (default all)\n") != NULL);
+}
+
+/* reduce's: CUDA's names are 1..7 themselves (no numbers), grouped "1..7 (the seed ladder)", and
+ * " / " stands between the backends. */
+static void test_reduce_kernel_help(void) {
+  static struct gs_options o;
+  struct gs_msg msg;
+  expect_kernel_names(GS_BACKEND_REDUCE, " / ", "1..7 (the seed ladder), vec, onepass, cub (cuda) / omp (cpu)", 0, 11,
+                      &gs_reduce_workload,
+                      "  --kernel LIST            all, ladder, or a list of 1..7 (the seed ladder), vec, onepass, cub "
+                      "(cuda) / omp (cpu) (default all)\n");
+  GS_EXPECT(!strcmp(gs_reduce_options_kernels[6], "7") && !strcmp(gs_reduce_options_kernels[9], "cub"));
+  GS_EXPECT(parse("reduce --kernel 7,cub,omp", &o, &msg) == GS_OK && !strcmp(R(&o)->kernels, "7,cub,omp"));
+  GS_EXPECT(
+      parse("reduce --kernel 8", &o, &msg) == GS_USAGE &&
+      !strcmp(msg.text, "--kernel: '8' is not a kernel (all, ladder, 1, 2, 3, 4, 5, 6, 7, vec, onepass, cub, omp)"));
+  GS_EXPECT(gs_reduce_workload.kernels == gs_reduce_options_kernels);
+}
+
+/* matmul's: the seed ladder numbered 1..6, CUDA's grouping with the types, cuBLAS's names in every
+ * build. */
+static void test_matmul_kernel_help(void) {
+  static struct gs_options o;
+  struct gs_msg msg;
+  expect_kernel_names(GS_BACKEND_MATMUL, ", ",
+                      "1..6 / global, smem1..smem5 (the seed ladder), simt, dmma (double), tc32, wgmma (tf32), "
+                      "cublas, cublas-tf32 (cuda), omp (cpu)",
+                      6, 13, &gs_matmul_workload,
+                      "  --kernel LIST            all, ladder, or a list of 1..6 / global, smem1..smem5 (the seed "
+                      "ladder), simt, dmma (double), tc32, wgmma (tf32), cublas, cublas-tf32 (cuda), omp (cpu); all = "
+                      "every kernel of the backend that runs --type (default all)\n");
+  GS_EXPECT(!strcmp(gs_matmul_options_kernels[5], "smem5") && !strcmp(gs_matmul_options_kernels[11], "cublas-tf32"));
+  GS_EXPECT(parse("matmul --kernel 6,cublas-tf32,omp", &o, &msg) == GS_OK);
+  GS_EXPECT(parse("matmul --kernel 6,smem5", &o, &msg) == GS_USAGE &&
+            !strcmp(msg.text, "--kernel 6,smem5: '6' and 'smem5' are the same kernel, given twice"));
+  GS_EXPECT(gs_matmul_workload.kernels == gs_matmul_options_kernels && gs_matmul_options_numbered == 6);
 }
 
 int main(void) {
@@ -342,5 +418,7 @@ int main(void) {
   test_restart_solver();
   test_kernel_select();
   test_nbody_kernel_help();
+  test_reduce_kernel_help();
+  test_matmul_kernel_help();
   GS_TEST_DONE();
 }

@@ -42,6 +42,8 @@ static union gs_acc cpu_reduce(const void *buf, enum gs_dtype t, enum gs_op op, 
 static void test_kernel_lists(void) {
   unsigned mask;
   struct gs_msg msg;
+  struct gs_reduce_opts opts;
+  gs_reduce_options_defaults(&opts); /* they make the names, from the backends' lists */
   const char *const *known = gs_reduce_options_kernels;
   const struct gs_reduce_ops *ops = be->reduce;
   char ok[] = "Ladder,CUB", bad[] = "1,x"; /* the check writes a valid list back in lowercase */
