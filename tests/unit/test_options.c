@@ -1,5 +1,7 @@
 /* Option parsing: numbers with suffixes, every kind of bad input, defaults, both value forms, and
  * the workload table as the parser's only source of subcommands, options and kernel names. */
+#include <config.h>
+
 #include <string.h>
 
 #include "gs_backend.h"
@@ -406,7 +408,46 @@ static void test_matmul_kernel_help(void) {
   GS_EXPECT(gs_matmul_workload.kernels == gs_matmul_options_kernels && gs_matmul_options_numbered == 6);
 }
 
+/* One sub-table of a built backend: count named kernels with distinct names and ids, the list's
+ * NULL end (where it has one) never inside; has_cublas: the list holds "cublas". */
+static void expect_sub_table(const struct gs_kernel *k, int count, int *has_cublas) {
+  GS_EXPECT(k != NULL && count > 0);
+  for (int i = 0; k && i < count; i++) {
+    GS_EXPECT(k[i].name != NULL);
+    if (!k[i].name) return;
+    if (!strcmp(k[i].name, "cublas")) *has_cublas = 1;
+    for (int j = 0; j < i; j++)
+      GS_EXPECT(strcmp(k[i].name, k[j].name) != 0 && k[i].id != k[j].id);
+  }
+}
+
+/* Every backend this build has: its reduce, nbody and matmul sub-tables hold whole kernel rows
+ * (CUDA's point into the lists of gs_backend_cuda_names.c with a count of their own), and CUDA's
+ * matmul has the cuBLAS rows exactly where the build has cuBLAS. The CI's CUDA build, with no
+ * GPU, runs this on the CUDA tables too. */
+static void test_backend_tables(void) {
+  const struct gs_backend *be;
+  const char *label;
+  int built = 0;
+  for (int i = 0; gs_backend_at(i, &label, &be); i++) {
+    if (!be) continue;
+    int cublas = 0, none = 0;
+    built++;
+    expect_sub_table(be->reduce->kernels, be->reduce->count, &none);
+    expect_sub_table(be->nbody->kernels, be->nbody->count, &none);
+    expect_sub_table(be->matmul->kernels, be->matmul->count, &cublas);
+    GS_EXPECT(!none);
+#ifdef GS_HAVE_CUBLAS
+    GS_EXPECT(cublas == !strcmp(be->name, "cuda"));
+#else
+    GS_EXPECT(!cublas);
+#endif
+  }
+  GS_EXPECT(built >= 1); /* the CPU backend at least */
+}
+
 int main(void) {
+  test_backend_tables();
   test_counts();
   test_values();
   test_errors();
