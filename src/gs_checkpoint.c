@@ -1,5 +1,5 @@
-/* gs_checkpoint.c: checkpoint files. Rank 0 writes one file per checkpoint (positions are on
- * every rank, velocities and accelerations are gathered first), so a restart may use any rank
+/* gs_checkpoint.c: checkpoint files. Rank 0 writes one file per checkpoint, the ranks' slices
+ * given to it one at a time (gs_checkpoint_begin / add / end), so a restart may use any rank
  * count. The accelerations are stored too: the first half-kick after a restart must use the
  * very bits the uninterrupted run would have used. Nothing here deletes or replaces a file that
  * the calling run did not write, and only names of the checkpoint_<step>.gsck form are opened. */
@@ -233,7 +233,7 @@ void gs_checkpoint_clean(const char *dir) {
 
 /* Point dir/checkpoint.json at name (atomically). */
 static int gs_checkpoint_manifest(const char *dir, const char *name, const struct gs_ckpt_header *h, struct gs_msg *msg) {
-  char json[1024], path[4096];
+  char json[1024], path[4200];
   int len = snprintf(json, sizeof json,
                      "{\n  \"format\": \"gpusim checkpoint 1\",\n  \"file\": \"%s\",\n  \"step\": %llu,\n"
                      "  \"time\": %.17g,\n  \"n\": %llu,\n  \"ranks\": %d,\n  \"precision\": \"%s\",\n"
@@ -248,65 +248,114 @@ static int gs_checkpoint_manifest(const char *dir, const char *name, const struc
   return 0;
 }
 
-/* Write the file through a temporary name: fsync, then rename (so a crash leaves no torn file). */
-static int gs_checkpoint_file(const char *dir, const char *name, const struct gs_ckpt_header *h, const void *pos,
-                              const void *vel, const void *acc, struct gs_msg *msg) {
-  size_t part = (size_t)h->npad * (h->precision ? 32 : 16);
-  char path[4096], tmp[4400];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  gs_checkpoint_tmp_name(tmp, sizeof tmp, dir, name);
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  int rc = fd < 0 ? -1 : 0;
-  if (rc == 0) rc = gs_checkpoint_put(fd, h, sizeof *h);
-  if (rc == 0) rc = gs_checkpoint_put(fd, pos, part);
-  if (rc == 0) rc = gs_checkpoint_put(fd, vel, part);
-  if (rc == 0) rc = gs_checkpoint_put(fd, acc, part);
-  if (rc == 0) rc = fsync(fd);
-  int err = errno;
-  if (fd >= 0 && close(fd) != 0 && rc == 0) rc = -1, err = errno;
-  if (rc == 0 && gs_file_rename(tmp, path) != 0) rc = -1, err = errno;
-  if (rc != 0) {
-    unlink(tmp);
-    return gs_error_msg(msg, "checkpoint: writing %s failed: %s", path, strerror(err)), -1;
-  }
-  return 0;
+/* A checkpoint being written (gs_checkpoint_begin .. gs_checkpoint_end). */
+struct gs_ckpt_writer {
+  char dir[4096], name[GS_CKPT_NAME], tmp[4400];
+  struct gs_ckpt_header h;
+  uint64_t sum, put; /* the payload's running FNV-1a 64, and its bytes so far */
+  int fd;            /* the temporary file, -1 where none is written */
+  int kept;          /* a file of this name exists: compared at the end, never replaced */
+  int skip;          /* this run wrote this very step already */
+  int err;           /* errno of the first failed write (0: none) */
+};
+
+struct gs_ckpt_writer *gs_checkpoint_begin(const char *dir, const struct gs_ckpt_header *h, const char *prev) {
+  struct gs_ckpt_writer *w = calloc(1, sizeof *w);
+  if (!w) return NULL;
+  char path[8300];
+  w->h = *h;
+  memcpy(w->h.magic, GS_CKPT_MAGIC, 8);
+  w->h.version = 1;
+  w->h.header_bytes = sizeof w->h;
+  w->h.payload_bytes = 3 * (uint64_t)h->npad * (h->precision ? 32 : 16);
+  w->sum = GS_FNV_OFFSET, w->fd = -1;
+  snprintf(w->dir, sizeof w->dir, "%s", dir);
+  snprintf(w->name, sizeof w->name, "checkpoint_%09llu.gsck", (unsigned long long)h->step);
+  snprintf(path, sizeof path, "%s/%s", dir, w->name);
+  w->skip = strcmp(prev, w->name) == 0;
+  w->kept = !w->skip && access(path, F_OK) == 0;
+  if (w->skip || w->kept) return w;
+  /* The header goes last, over a zero one: a torn temporary never passes for a checkpoint. */
+  struct gs_ckpt_header zero;
+  memset(&zero, 0, sizeof zero);
+  gs_checkpoint_tmp_name(w->tmp, sizeof w->tmp, dir, w->name);
+  w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (w->fd < 0 || gs_checkpoint_put(w->fd, &zero, sizeof zero) != 0) w->err = errno ? errno : EIO;
+  return w;
 }
 
-int gs_checkpoint_write(const char *dir, struct gs_ckpt_header *h, const void *pos, const void *vel, const void *acc,
-                        char prev[GS_CKPT_NAME], struct gs_msg *msg) {
-  size_t part = (size_t)h->npad * (h->precision ? 32 : 16);
-  memcpy(h->magic, GS_CKPT_MAGIC, 8);
-  h->version = 1;
-  h->header_bytes = sizeof *h;
-  h->payload_bytes = 3 * (uint64_t)part;
-  h->payload_sum = gs_checkpoint_hash(gs_checkpoint_hash(gs_checkpoint_hash(GS_FNV_OFFSET, pos, part), vel, part), acc, part);
-  h->header_sum = gs_checkpoint_header_sum(*h);
-  char name[GS_CKPT_NAME];
-  snprintf(name, sizeof name, "checkpoint_%09llu.gsck", (unsigned long long)h->step);
-  if (strcmp(prev, name) == 0) return 0; /* this run wrote this very step already */
+void gs_checkpoint_add(struct gs_ckpt_writer *w, const void *data, size_t bytes) {
+  w->sum = gs_checkpoint_hash(w->sum, data, bytes);
+  w->put += bytes;
+  if (w->fd >= 0 && !w->err && gs_checkpoint_put(w->fd, data, bytes) != 0) w->err = errno ? errno : EIO;
+}
+
+/* The temporary file complete: its header at the start, fsync, rename into place. 0, or -1 (the
+ * temporary removed) with msg. */
+static int gs_checkpoint_finish(struct gs_ckpt_writer *w, struct gs_msg *msg) {
+  char path[8300];
+  snprintf(path, sizeof path, "%s/%s", w->dir, w->name);
+  int err = w->err;
+  if (!err && (lseek(w->fd, 0, SEEK_SET) != 0 || gs_checkpoint_put(w->fd, &w->h, sizeof w->h) != 0 ||
+               fsync(w->fd) != 0))
+    err = errno ? errno : EIO;
+  if (close(w->fd) != 0 && !err) err = errno;
+  w->fd = -1;
+  if (!err && gs_file_rename(w->tmp, path) != 0) err = errno;
+  if (!err) return 0;
+  unlink(w->tmp);
+  return gs_error_msg(msg, "checkpoint: writing %s failed: %s", path, strerror(err)), -1;
+}
+
+/* The end of gs_checkpoint_end: the checks and the rename, then the manifest and prev. */
+static int gs_checkpoint_place(struct gs_ckpt_writer *w, char prev[GS_CKPT_NAME], struct gs_msg *msg) {
+  char path[8300];
   struct gs_ckpt_header old;
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  int kept = access(path, F_OK) == 0;
-  if (kept) {
+  snprintf(path, sizeof path, "%s/%s", w->dir, w->name);
+  if (w->put != w->h.payload_bytes) {
+    if (w->fd >= 0) close(w->fd), unlink(w->tmp);
+    return gs_error_msg(msg, "checkpoint: %s: %llu payload bytes given, %llu expected", path,
+                        (unsigned long long)w->put, (unsigned long long)w->h.payload_bytes), -1;
+  }
+  if (w->skip) return 0; /* this run wrote this very step already */
+  if (w->kept) {
     /* Not this run's file: keep it. The same step of the same run has the same bits (a restart
      * that stops in its first step writes the state it resumed from); anything else is not
      * replaced. (gs_checkpoint_clash refuses, before step 0, the clashes a run can foresee.) */
-    if (gs_checkpoint_peek(dir, name, &old) != 0 || !gs_checkpoint_same_run(&old, h) || old.payload_sum != h->payload_sum)
+    if (gs_checkpoint_peek(w->dir, w->name, &old) != 0 || !gs_checkpoint_same_run(&old, &w->h) ||
+        old.payload_sum != w->h.payload_sum)
       return gs_error_msg(msg, "checkpoint: %s exists and was not written by this run: not replaced", path), -1;
-  } else if (gs_checkpoint_file(dir, name, h, pos, vel, acc, msg) != 0) {
+  } else if (gs_checkpoint_finish(w, msg) != 0) {
     return -1;
   }
   /* The manifest moves to the new file only now that it is complete; then this run's previous
    * one goes (never a file some other run wrote, whatever a manifest names). A kept file never
    * becomes this run's own: the next checkpoint must not delete it. */
-  if (gs_checkpoint_manifest(dir, name, h, msg) != 0) return -1;
+  if (gs_checkpoint_manifest(w->dir, w->name, &w->h, msg) != 0) return -1;
   if (prev[0]) {
-    snprintf(path, sizeof path, "%s/%s", dir, prev);
+    snprintf(path, sizeof path, "%s/%s", w->dir, prev);
     unlink(path);
   }
-  snprintf(prev, GS_CKPT_NAME, "%s", kept ? "" : name);
+  snprintf(prev, GS_CKPT_NAME, "%s", w->kept ? "" : w->name);
   return 0;
+}
+
+int gs_checkpoint_end(struct gs_ckpt_writer *w, struct gs_ckpt_header *h, char prev[GS_CKPT_NAME], struct gs_msg *msg) {
+  w->h.payload_sum = w->sum;
+  w->h.header_sum = gs_checkpoint_header_sum(w->h);
+  int rc = gs_checkpoint_place(w, prev, msg);
+  *h = w->h;
+  free(w);
+  return rc;
+}
+
+int gs_checkpoint_write(const char *dir, struct gs_ckpt_header *h, const void *pos, const void *vel, const void *acc,
+                        char prev[GS_CKPT_NAME], struct gs_msg *msg) {
+  size_t part = (size_t)h->npad * (h->precision ? 32 : 16);
+  struct gs_ckpt_writer *w = gs_checkpoint_begin(dir, h, prev);
+  if (!w) return gs_error_msg(msg, "checkpoint: out of memory"), -1;
+  gs_checkpoint_add(w, pos, part), gs_checkpoint_add(w, vel, part), gs_checkpoint_add(w, acc, part);
+  return gs_checkpoint_end(w, h, prev, msg);
 }
 
 /* Every value of a payload whose checksum matched: finite (a position, velocity or acceleration

@@ -58,6 +58,17 @@ uint64_t gs_checkpoint_hash(uint64_t h, const void *data, size_t len);
 int gs_checkpoint_write(const char *dir, struct gs_ckpt_header *h, const void *pos, const void *vel,
                         const void *acc, char prev[GS_CKPT_NAME], struct gs_msg *msg);
 
+/* The same write in parts, so that its writer never holds the whole state: begin (h's fields but
+ * the sizes and sums; NULL when out of memory), then the payload's bytes in file order (pos, vel,
+ * acc, each h->npad vectors) in pieces of any size, then end, which checks that they were all
+ * given and does the rest of what gs_checkpoint_write does (h gets the sizes and sums). A failed
+ * write is remembered and told by end; end frees the writer in every case. */
+struct gs_ckpt_writer;
+struct gs_ckpt_writer *gs_checkpoint_begin(const char *dir, const struct gs_ckpt_header *h, const char *prev);
+void gs_checkpoint_add(struct gs_ckpt_writer *w, const void *data, size_t bytes);
+int gs_checkpoint_end(struct gs_ckpt_writer *w, struct gs_ckpt_header *h, char prev[GS_CKPT_NAME],
+                      struct gs_msg *msg);
+
 /* Read the checkpoint at path: a regular .gsck file, or a directory (its newest complete
  * checkpoint, gs_checkpoint_latest). Checks magic, version, every header field (its meaning,
  * not just its checksum), sizes (a truncated file), both checksums (a corrupted one), and every

@@ -1,7 +1,7 @@
 /* gs_nbody_io.c: what leaves the GPUs of an N-body run: checkpoints (the whole state, bitwise,
- * on rank 0), snapshots (real bodies in double, each rank its slice) and the state hash that
- * proves a restarted run ends where an uninterrupted one does; and what comes back in: the
- * checkpoint a run resumes from. */
+ * written by rank 0 as the ranks' slices stream in), snapshots (real bodies in double, each rank
+ * its slice) and the state hash that proves a restarted run ends where an uninterrupted one does;
+ * and what comes back in: the checkpoint a run resumes from. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,23 +20,62 @@
 
 _Static_assert(GS_NBODY_TILE == GS_CKPT_TILE, "checkpoints check npad against the driver's tile");
 
-void gs_nbody_io_gather(struct gs_nbody_job *job, void **pos, void **vel, void **acc) {
-  const int root = job->run->rank == 0;
-  size_t all = job->npad * job->esz, mine = job->count * job->esz;
-  *pos = *vel = *acc = NULL;
-  void *part[3] = {malloc(mine ? mine : 1), malloc(mine ? mine : 1), malloc(mine ? mine : 1)};
-  if (!part[0] || !part[1] || !part[2]) GS_DIE(&job->run->where, "malloc", "out of memory for the state");
-  if (root && (!(*pos = malloc(all)) || !(*vel = malloc(all)) || !(*acc = malloc(all))))
+/* Rank 0's use of the state as it streams in (gs_nbody_io_stream): array k's next bytes. */
+typedef void gs_nbody_io_sink(void *arg, int k, const void *data, size_t bytes);
+
+/* The state's arrays 0 .. arrays - 1 (pos, vel, acc) to rank 0 in global order, each rank's
+ * standard id slice (tiles of bodies, npad in all) in rank order: sink(arg, k, slice, bytes) on
+ * rank 0. Each rank sends its slices in turn, so rank 0 holds its own and one other at a time:
+ * O(N / P) memory on every rank (a gather to rank 0 held all N, which the domains layout of the
+ * tree must not need). Collective. */
+static void gs_nbody_io_stream(struct gs_nbody_job *job, int arrays, gs_nbody_io_sink *sink, void *arg) {
+  const int me = job->run->rank, P = job->run->size, *tiles = job->dec.tiles;
+  const size_t tile = (size_t)GS_NBODY_TILE * job->esz, mine = job->count * job->esz;
+  size_t most = 0;
+  for (int r = 1; r < P; r++)
+    if ((size_t)tiles[r] * tile > most) most = (size_t)tiles[r] * tile;
+  void *part[3] = {malloc(mine ? mine : 1), malloc(mine ? mine : 1), arrays > 2 ? malloc(mine ? mine : 1) : NULL};
+  void *buf = me == 0 ? malloc(most ? most : 1) : NULL;
+  if (!part[0] || !part[1] || (arrays > 2 && !part[2]) || (me == 0 && !buf))
     GS_DIE(&job->run->where, "malloc", "out of memory for the state");
-  /* This rank's id slice from the solver, wherever it holds those bodies; the slices to rank 0. */
+  /* This rank's id slice from the solver, wherever it holds those bodies. */
   job->solver->gather(job->state, part[0], part[1], part[2]);
-  void *whole[3] = {*pos, *vel, *acc};
-  const int *tiles = job->dec.tiles, *tile0 = job->dec.tile0, mine_tiles = tiles[job->run->rank];
-  for (int k = 0; k < 3; k++) {
-    GS_CHECK_MPI(&job->run->where, MPI_Gatherv(part[k], mine_tiles, job->tile_type, whole[k], tiles, tile0,
-                                               job->tile_type, 0, MPI_COMM_WORLD));
-    free(part[k]);
+  for (int k = 0; k < arrays; k++) {
+    if (me != 0) {
+      GS_CHECK_MPI(&job->run->where, MPI_Send(part[k], tiles[me], job->tile_type, 0, k, MPI_COMM_WORLD));
+      continue;
+    }
+    sink(arg, k, part[k], mine);
+    for (int r = 1; r < P; r++) {
+      GS_CHECK_MPI(&job->run->where, MPI_Recv(buf, tiles[r], job->tile_type, r, k, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      sink(arg, k, buf, (size_t)tiles[r] * tile);
+    }
   }
+  free(part[0]), free(part[1]), free(part[2]), free(buf);
+}
+
+/* gs_nbody_io_gather's sink: into the whole arrays, one after another. */
+struct gs_nbody_io_whole {
+  char *to[3];
+  size_t at[3];
+};
+
+static void gs_nbody_io_into(void *arg, int k, const void *data, size_t bytes) {
+  struct gs_nbody_io_whole *w = arg;
+  memcpy(w->to[k] + w->at[k], data, bytes);
+  w->at[k] += bytes;
+}
+
+void gs_nbody_io_gather(struct gs_nbody_job *job, void **pos, void **vel, void **acc) {
+  size_t all = job->npad * job->esz;
+  struct gs_nbody_io_whole w = {{NULL, NULL, NULL}, {0, 0, 0}};
+  *pos = *vel = *acc = NULL;
+  if (job->run->rank == 0) {
+    for (int k = 0; k < 3; k++)
+      if (!(w.to[k] = malloc(all ? all : 1))) GS_DIE(&job->run->where, "malloc", "out of memory for the state");
+    *pos = w.to[0], *vel = w.to[1], *acc = w.to[2];
+  }
+  gs_nbody_io_stream(job, 3, gs_nbody_io_into, &w);
 }
 
 /* What a checkpoint of this run after `step` says about it (sizes and sums come at writing). */
@@ -63,19 +102,24 @@ static void gs_nbody_io_header(const struct gs_nbody_job *job, long step, struct
   job->solver->ckpt(job, h);
 }
 
+/* gs_nbody_io_checkpoint's sink: the payload's bytes in file order (pos, vel, acc). */
+static void gs_nbody_io_to_file(void *arg, int k, const void *data, size_t bytes) {
+  (void)k;
+  gs_checkpoint_add(arg, data, bytes);
+}
+
 int gs_nbody_io_checkpoint(struct gs_nbody_job *job, long step) {
-  void *pos, *vel, *acc;
-  gs_nbody_io_gather(job, &pos, &vel, &acc);
   struct gs_msg msg = {{0}};
+  struct gs_ckpt_header h;
+  struct gs_ckpt_writer *w = NULL;
   int status = GS_OK;
   if (job->run->rank == 0) {
-    struct gs_ckpt_header h;
     gs_nbody_io_header(job, step, &h);
-    if (gs_checkpoint_write(job->o->output, &h, pos, vel, acc, job->ckpt_prev, &msg) != 0) status = GS_FAILED;
+    if (!(w = gs_checkpoint_begin(job->o->output, &h, job->ckpt_prev)))
+      GS_DIE(&job->run->where, "malloc", "out of memory for a checkpoint");
   }
-  free(pos);
-  free(vel);
-  free(acc);
+  gs_nbody_io_stream(job, 3, gs_nbody_io_to_file, w); /* the sink runs on rank 0 only */
+  if (job->run->rank == 0 && gs_checkpoint_end(w, &h, job->ckpt_prev, &msg) != 0) status = GS_FAILED;
   GS_CHECK_MPI(&job->run->where, MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD));
   if (status != GS_OK && job->run->rank == 0) fprintf(stderr, "gpusim: error: %s\n", msg.text);
   return status;
@@ -124,16 +168,23 @@ int gs_nbody_io_snapshot(struct gs_nbody_job *job, int index, long step) {
   return status;
 }
 
+/* gs_nbody_io_hash's sink: the real bodies' bytes of pos, then of vel (the padding left out). */
+struct gs_nbody_io_sum {
+  uint64_t h;
+  size_t at[2], real; /* bytes of each array seen so far; real bodies' bytes of an array */
+};
+
+static void gs_nbody_io_add(void *arg, int k, const void *data, size_t bytes) {
+  struct gs_nbody_io_sum *s = arg;
+  size_t take = s->at[k] >= s->real ? 0 : s->real - s->at[k] < bytes ? s->real - s->at[k] : bytes;
+  s->h = gs_checkpoint_hash(s->h, data, take);
+  s->at[k] += bytes;
+}
+
 uint64_t gs_nbody_io_hash(struct gs_nbody_job *job) {
-  void *pos, *vel, *acc;
-  gs_nbody_io_gather(job, &pos, &vel, &acc);
-  uint64_t h = 0;
-  if (job->run->rank == 0)
-    h = gs_checkpoint_hash(gs_checkpoint_hash(GS_FNV_OFFSET, pos, job->n * job->esz), vel, job->n * job->esz);
-  free(pos);
-  free(vel);
-  free(acc);
-  return h;
+  struct gs_nbody_io_sum s = {GS_FNV_OFFSET, {0, 0}, job->n * job->esz};
+  gs_nbody_io_stream(job, 2, gs_nbody_io_add, &s);
+  return job->run->rank == 0 ? s.h : 0;
 }
 
 /* Can a file be created, written, synced and removed in dir? 0, or -1 with errno. */

@@ -7,7 +7,8 @@
 #include "gs_nbody_job.h"
 
 /* Every body's position, velocity and acceleration (npad each, global order) on rank 0; NULLs
- * elsewhere. Collective. The caller frees. */
+ * elsewhere. Collective. The caller frees. All N on rank 0: the run's own checkpoints and hash
+ * stream the slices instead (one at a time); tests compare whole states with this. */
 void gs_nbody_io_gather(struct gs_nbody_job *job, void **pos, void **vel, void **acc);
 
 /* Write a checkpoint of the state after `step` (collective). Returns GS_OK or GS_FAILED. */

@@ -425,6 +425,48 @@ static void test_clash(void) {
   GS_EXPECT(gs_checkpoint_clash("/nonexistent/dir", 0, 20, NULL, &msg) == GS_OK);
 }
 
+/* The whole file of checkpoint name in d, into a malloc'd buffer of *len bytes (NULL if none). */
+static char *slurp(const char *d, const char *name, size_t *len) {
+  char p[512];
+  snprintf(p, sizeof p, "%s/%s", d, name);
+  FILE *f = fopen(p, "rb");
+  if (!f) return NULL;
+  char *buf = malloc(4 * part + 4096);
+  *len = buf ? fread(buf, 1, 4 * part + 4096, f) : 0;
+  fclose(f);
+  return buf;
+}
+
+/* Written in parts (as rank 0 writes the ranks' slices as they come): pieces of 7 bytes and
+ * whatever is left give the very file of one gs_checkpoint_write; a payload short of its bytes is
+ * refused at the end, leaving no file and no temporary. */
+static void test_in_parts(void) {
+  char a[600], b[600], p1[GS_CKPT_NAME] = "", p2[GS_CKPT_NAME] = "";
+  struct gs_ckpt_header h, g;
+  struct gs_msg msg;
+  snprintf(a, sizeof a, "%s/whole", dir), snprintf(b, sizeof b, "%s/parts", dir);
+  GS_EXPECT(mkdir(a, 0755) == 0 && mkdir(b, 0755) == 0);
+  header(&h, 40), header(&g, 40);
+  GS_EXPECT(gs_checkpoint_write(a, &h, pos, vel, acc, p1, &msg) == 0);
+  struct gs_ckpt_writer *w = gs_checkpoint_begin(b, &g, p2);
+  const char *src[3] = {pos, vel, acc};
+  for (int k = 0; k < 3; k++)
+    for (size_t at = 0; at < part; at += 7)
+      gs_checkpoint_add(w, src[k] + at, part - at < 7 ? part - at : 7);
+  GS_EXPECT(w && gs_checkpoint_end(w, &g, p2, &msg) == 0 && g.payload_sum == h.payload_sum);
+  size_t la = 0, lb = 0;
+  char *fa = slurp(a, "checkpoint_000000040.gsck", &la), *fb = slurp(b, "checkpoint_000000040.gsck", &lb);
+  GS_EXPECT(fa && fb && la == sizeof h + 3 * part && la == lb && memcmp(fa, fb, la) == 0);
+  free(fa), free(fb);
+  header(&g, 50);
+  w = gs_checkpoint_begin(b, &g, p2);
+  gs_checkpoint_add(w, pos, part), gs_checkpoint_add(w, vel, part);
+  GS_EXPECT(gs_checkpoint_end(w, &g, p2, &msg) == -1 && strstr(msg.text, "payload bytes given"));
+  char cmd[700];
+  snprintf(cmd, sizeof cmd, "test \"$(ls -A %s | tr '\\n' ' ')\" = 'checkpoint.json checkpoint_000000040.gsck '", b);
+  GS_EXPECT(system(cmd) == 0);
+}
+
 int main(void) {
   GS_EXPECT(mkdtemp(dir) != NULL);
   pos = malloc(part), vel = malloc(part), acc = malloc(part);
@@ -449,6 +491,7 @@ int main(void) {
   test_claim();
   test_kept_not_deleted();
   test_clash();
+  test_in_parts();
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   GS_EXPECT(system(cmd) == 0);
