@@ -358,17 +358,17 @@ int gs_checkpoint_write(const char *dir, struct gs_ckpt_header *h, const void *p
   return gs_checkpoint_end(w, h, prev, msg);
 }
 
-/* Every value of a payload whose checksum matched: finite (a position, velocity or acceleration
- * of NaN or infinity would only fail the run's verification, after the work), and masses (the
- * positions' fourth value) >= 0, as an --ic file's. GS_OK, or GS_USAGE with msg naming the body. */
-static int gs_checkpoint_values(const char *file, const struct gs_ckpt_header *h, const void *payload,
-                                struct gs_msg *msg) {
+/* Values [first, first + count) of the payload (data: those values, in file order) against the
+ * rule for every value of a checkpoint: finite (a position, velocity or acceleration of NaN or
+ * infinity would only fail the run's verification, after the work), and masses (the positions'
+ * fourth value) >= 0, as an --ic file's. GS_OK, or GS_USAGE with msg naming the body. */
+static int gs_checkpoint_values(const char *file, const struct gs_ckpt_header *h, const void *data, uint64_t first,
+                                uint64_t count, struct gs_msg *msg) {
   static const char *const what[] = {"position", "velocity", "acceleration"};
   static const char *const part[] = {"x", "y", "z", "w"};
-  uint64_t count = 3 * 4 * h->npad;
-  for (uint64_t i = 0; i < count; i++) {
-    double v = h->precision ? ((const double *)payload)[i] : ((const float *)payload)[i];
-    uint64_t body = i / 4 % h->npad;
+  for (uint64_t k = 0; k < count; k++) {
+    double v = h->precision ? ((const double *)data)[k] : ((const float *)data)[k];
+    uint64_t i = first + k, body = i / 4 % h->npad;
     int array = (int)(i / 4 / h->npad), c = (int)(i % 4);
     if (!isfinite(v))
       return gs_error_msg(msg, "--restart %s: body %llu's %s (%s) is %g: not finite", file, (unsigned long long)body,
@@ -379,39 +379,102 @@ static int gs_checkpoint_values(const char *file, const struct gs_ckpt_header *h
   return GS_OK;
 }
 
-int gs_checkpoint_read(const char *path, struct gs_ckpt_header *h, void **payload, struct gs_msg *msg) {
+/* A checkpoint open for reading (gs_checkpoint_open_payload): its file at the payload's start. */
+struct gs_ckpt_reader {
+  FILE *f;
   char file[4200];
-  struct stat st;
-  *payload = NULL;
-  if (stat(path, &st) != 0) return gs_error_msg(msg, "--restart %s: %s", path, strerror(errno));
-  if (S_ISDIR(st.st_mode)) {
-    char name[GS_CKPT_NAME];
-    if (gs_checkpoint_latest(path, name, sizeof name, h) != 0)
-      return gs_error_msg(msg, "--restart %s: no complete checkpoint in the directory (no checkpoint_<step>.gsck with a "
-                          "sound header and its full size)", path);
-    snprintf(file, sizeof file, "%s/%s", path, name);
-  } else {
-    snprintf(file, sizeof file, "%s", path);
-  }
-  FILE *f = gs_checkpoint_open(file, msg);
-  if (!f) return GS_USAGE;
-  int status = gs_checkpoint_header(f, file, h, msg);
-  if (status == GS_OK) {
-    if (!(*payload = malloc(h->payload_bytes))) {
-      status = gs_error_msg(msg, "--restart %s: out of memory for %llu bytes", file, (unsigned long long)h->payload_bytes);
-    } else if (fread(*payload, 1, h->payload_bytes, f) != h->payload_bytes) {
-      status = gs_error_msg(msg, "--restart %s: read error", file);
-    } else if (gs_checkpoint_hash(GS_FNV_OFFSET, *payload, h->payload_bytes) != h->payload_sum) {
-      status = gs_error_msg(msg, "--restart %s: the data are corrupted (checksum mismatch)", file);
-    } else {
-      status = gs_checkpoint_values(file, h, *payload, msg);
+  struct gs_ckpt_header h;
+};
+
+#define GS_CKPT_CHUNK ((size_t)1 << 20) /* bytes the checks of a streamed read hold at once */
+
+/* One pass over the payload, a chunk at a time: its checksum against the header's (first: a
+ * corrupted file says so, whatever values it holds), then every value. */
+static int gs_checkpoint_scan(struct gs_ckpt_reader *r, struct gs_msg *msg) {
+  const size_t vsz = r->h.precision ? sizeof(double) : sizeof(float);
+  char *buf = malloc(GS_CKPT_CHUNK);
+  uint64_t sum = GS_FNV_OFFSET;
+  struct gs_msg bad;
+  int status = GS_OK, values = GS_OK;
+  if (!buf) return gs_error_msg(msg, "--restart %s: out of memory", r->file);
+  for (uint64_t at = 0; at < r->h.payload_bytes && status == GS_OK;) {
+    size_t n = r->h.payload_bytes - at < GS_CKPT_CHUNK ? (size_t)(r->h.payload_bytes - at) : GS_CKPT_CHUNK;
+    if (fread(buf, 1, n, r->f) != n) {
+      status = gs_error_msg(msg, "--restart %s: read error", r->file);
+      break;
     }
+    sum = gs_checkpoint_hash(sum, buf, n);
+    if (values == GS_OK) values = gs_checkpoint_values(r->file, &r->h, buf, at / vsz, n / vsz, &bad);
+    at += n;
   }
-  fclose(f);
+  free(buf);
+  if (status == GS_OK && sum != r->h.payload_sum)
+    status = gs_error_msg(msg, "--restart %s: the data are corrupted (checksum mismatch)", r->file);
+  if (status == GS_OK && values != GS_OK) *msg = bad, status = values;
+  return status;
+}
+
+/* The checkpoint file that path means: itself, or a directory's newest complete one (its header
+ * into h). GS_OK, or GS_USAGE with msg. */
+static int gs_checkpoint_resolve(const char *path, char *file, size_t size, struct gs_ckpt_header *h,
+                                 struct gs_msg *msg) {
+  struct stat st;
+  if (stat(path, &st) != 0) return gs_error_msg(msg, "--restart %s: %s", path, strerror(errno));
+  if (!S_ISDIR(st.st_mode)) {
+    snprintf(file, size, "%s", path);
+    return GS_OK;
+  }
+  char name[GS_CKPT_NAME];
+  if (gs_checkpoint_latest(path, name, sizeof name, h) != 0)
+    return gs_error_msg(msg, "--restart %s: no complete checkpoint in the directory (no checkpoint_<step>.gsck with a "
+                        "sound header and its full size)", path);
+  snprintf(file, size, "%s/%s", path, name);
+  return GS_OK;
+}
+
+int gs_checkpoint_open_payload(const char *path, struct gs_ckpt_header *h, struct gs_ckpt_reader **out,
+                               struct gs_msg *msg) {
+  struct gs_ckpt_reader *r = calloc(1, sizeof *r);
+  *out = NULL;
+  if (!r) return gs_error_msg(msg, "--restart %s: out of memory", path);
+  int status = gs_checkpoint_resolve(path, r->file, sizeof r->file, h, msg);
+  if (status == GS_OK && !(r->f = gs_checkpoint_open(r->file, msg))) status = GS_USAGE;
+  if (status == GS_OK) status = gs_checkpoint_header(r->f, r->file, &r->h, msg);
+  if (status == GS_OK) status = gs_checkpoint_scan(r, msg);
   if (status != GS_OK) {
-    free(*payload);
-    *payload = NULL;
+    gs_checkpoint_close(r);
+    return status;
   }
+  *h = r->h, *out = r;
+  return GS_OK;
+}
+
+int gs_checkpoint_read_part(struct gs_ckpt_reader *r, uint64_t offset, void *buf, size_t bytes, struct gs_msg *msg) {
+  if (offset > r->h.payload_bytes || bytes > r->h.payload_bytes - offset)
+    return gs_error_msg(msg, "--restart %s: bytes %llu to %llu are past the payload", r->file,
+                        (unsigned long long)offset, (unsigned long long)(offset + bytes));
+  if (fseeko(r->f, (off_t)(sizeof r->h + offset), SEEK_SET) != 0 || fread(buf, 1, bytes, r->f) != bytes)
+    return gs_error_msg(msg, "--restart %s: read error", r->file);
+  return GS_OK;
+}
+
+void gs_checkpoint_close(struct gs_ckpt_reader *r) {
+  if (!r) return;
+  if (r->f) fclose(r->f);
+  free(r);
+}
+
+int gs_checkpoint_read(const char *path, struct gs_ckpt_header *h, void **payload, struct gs_msg *msg) {
+  struct gs_ckpt_reader *r;
+  *payload = NULL;
+  int status = gs_checkpoint_open_payload(path, h, &r, msg);
+  if (status != GS_OK) return status;
+  if (!(*payload = malloc(h->payload_bytes)))
+    status = gs_error_msg(msg, "--restart %s: out of memory for %llu bytes", r->file, (unsigned long long)h->payload_bytes);
+  else
+    status = gs_checkpoint_read_part(r, 0, *payload, h->payload_bytes, msg);
+  gs_checkpoint_close(r);
+  if (status != GS_OK) free(*payload), *payload = NULL;
   return status;
 }
 

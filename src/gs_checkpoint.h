@@ -76,6 +76,17 @@ int gs_checkpoint_end(struct gs_ckpt_writer *w, struct gs_ckpt_header *h, char p
  * On success *payload (malloc'd) holds pos | vel | acc. Returns GS_OK, or GS_USAGE with msg. */
 int gs_checkpoint_read(const char *path, struct gs_ckpt_header *h, void **payload, struct gs_msg *msg);
 
+/* The same checks without holding the payload: the file opened, its header checked, its payload
+ * read through once (a chunk at a time) for the checksum and the values; then parts of it read
+ * where the caller wants them (offset in bytes from the payload's start: pos, vel, acc, each
+ * h->npad vectors), so that rank 0 hands out a restart's slices one at a time. *r NULL unless
+ * GS_OK. read_part: GS_OK, or GS_USAGE with msg (a read error, or bytes past the payload). */
+struct gs_ckpt_reader;
+int gs_checkpoint_open_payload(const char *path, struct gs_ckpt_header *h, struct gs_ckpt_reader **r,
+                               struct gs_msg *msg);
+int gs_checkpoint_read_part(struct gs_ckpt_reader *r, uint64_t offset, void *buf, size_t bytes, struct gs_msg *msg);
+void gs_checkpoint_close(struct gs_ckpt_reader *r);
+
 /* Check every header field against its meaning; GS_OK, or GS_USAGE with msg naming the field. */
 int gs_checkpoint_validate(const struct gs_ckpt_header *h, struct gs_msg *msg);
 

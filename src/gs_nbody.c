@@ -41,14 +41,14 @@ static int gs_nbody_select(struct gs_nbody_job *job, unsigned *mask, struct gs_m
  * any work (a file's or a checkpoint's count is known only once read), so no step is lost to a
  * mistake. GS_OK, or GS_USAGE with msg on every rank. */
 static int gs_nbody_plan(struct gs_nbody_job *job, struct gs_nbody_opts *o, unsigned *mask, struct gs_bodies *b,
-                         struct gs_ckpt_header *ck, void **payload, struct gs_msg *msg) {
+                         struct gs_ckpt_header *ck, struct gs_ckpt_reader **ckpt, struct gs_msg *msg) {
   if (gs_nbody_select(job, mask, msg) != GS_OK) return GS_USAGE;
   if (gs_exchange_open(&job->xchg, job->run, MPI_COMM_WORLD, o->exchange, msg) != GS_OK) return GS_USAGE;
   job->xchg.stop = gs_signal_pending; /* mpirun signals the survivors when a rank dies */
   int made = !o->restart[0] && gs_nbody_options_preset(o->ic);
   int status = made ? gs_nbody_setup_check_size(job, o->n, msg) : GS_OK;
   if (status == GS_OK)
-    status = o->restart[0] ? gs_nbody_io_restart(job, ck, payload, msg) : gs_nbody_setup_bodies(job, b, msg);
+    status = o->restart[0] ? gs_nbody_io_restart(job, ck, ckpt, msg) : gs_nbody_setup_bodies(job, b, msg);
   if (status == GS_OK && o->restart[0]) {
     gs_nbody_io_adopt(job, ck, o);
     status = gs_nbody_options_adopted(job->run->opt, o, ck->solver, msg);
@@ -172,13 +172,13 @@ static int gs_nbody_main(struct gs_run *run) {
   struct gs_msg msg;
   struct gs_bodies b = {0};
   struct gs_ckpt_header ck;
-  void *payload = NULL;
+  struct gs_ckpt_reader *ckpt = NULL; /* rank 0, a restart: the checkpoint, open and checked */
   unsigned mask;
-  if (gs_nbody_plan(&job, &o, &mask, &b, &ck, &payload, &msg) != GS_OK) {
+  if (gs_nbody_plan(&job, &o, &mask, &b, &ck, &ckpt, &msg) != GS_OK) {
     gs_error_report(run->rank, &msg);
     gs_exchange_close(&job.xchg);
     gs_ic_free(&b);
-    free(payload);
+    gs_checkpoint_close(ckpt);
     return GS_USAGE;
   }
   char hook[32];
@@ -192,9 +192,9 @@ static int gs_nbody_main(struct gs_run *run) {
   gs_nbody_setup_alloc(&job);
   job.state = job.solver->open(&job);
   struct gs_nbody_origin from;
-  gs_nbody_setup_origin(&job, &b, payload, &from);
+  gs_nbody_setup_origin(&job, &b, ckpt, &from);
   job.solver->load(job.state, &from);
-  free(payload);
+  gs_checkpoint_close(ckpt);
   gs_ic_free(&b);
   if (run->rank == 0) gs_nbody_header(&job, all, &ck);
   free(all);

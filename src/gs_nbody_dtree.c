@@ -53,28 +53,26 @@ static void gs_nbody_dtree_fresh(struct gs_nbody_dtree *d, const struct gs_nbody
   job->mass = from->mass;
 }
 
-/* A checkpoint's payload (rank 0: pos | vel | acc, npad vectors each): the standard slices. */
-static void gs_nbody_dtree_restore(struct gs_nbody_dtree *d, const char *payload) {
+/* A checkpoint (rank 0 holds it open: pos | vel | acc, npad vectors each): the standard slices,
+ * one rank's at a time, so no rank ever holds all N. */
+static void gs_nbody_dtree_restore(struct gs_nbody_dtree *d, struct gs_ckpt_reader *ckpt) {
   struct gs_nbody_job *job = d->job;
-  size_t part = job->npad * job->esz, mine = (job->count ? job->count : 1) * job->esz;
+  size_t mine = (job->count ? job->count : 1) * job->esz;
   void *slice[3] = {malloc(mine), malloc(mine), malloc(mine)};
   if (!slice[0] || !slice[1] || !slice[2]) GS_DIE(&job->run->where, "malloc", "out of memory");
-  const int *tiles = job->dec.tiles, *tile0 = job->dec.tile0;
   for (int k = 0; k < 3; k++)
-    GS_CHECK_MPI(&job->run->where, MPI_Scatterv(payload ? payload + k * part : NULL, tiles, tile0, job->tile_type,
-                                                slice[k], tiles[job->run->rank], job->tile_type, 0, MPI_COMM_WORLD));
+    gs_nbody_setup_scatter(job, ckpt, k, slice[k]);
   gs_nbody_dtree_held_take(d, slice[0], slice[1], slice[2]);
   for (int k = 0; k < 3; k++)
     free(slice[k]);
-  job->mass = payload ? gs_nbody_setup_mass(job, payload) : 0;
-  GS_CHECK_MPI(&job->run->where, MPI_Bcast(&job->mass, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+  job->mass = gs_nbody_setup_mass_of(job, ckpt);
 }
 
 static void gs_nbody_dtree_load(void *s, const struct gs_nbody_origin *from) {
   if (from->b)
     gs_nbody_dtree_fresh(s, from);
   else
-    gs_nbody_dtree_restore(s, from->payload);
+    gs_nbody_dtree_restore(s, from->ckpt);
 }
 
 /* The checkpoint's forces are the held acc already (loaded with the slice). */

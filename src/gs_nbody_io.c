@@ -253,12 +253,13 @@ int gs_nbody_io_prepare(struct gs_nbody_job *job, const struct gs_ckpt_header *r
   return gs_error_agree(MPI_COMM_WORLD, &job->run->where, status, msg);
 }
 
-int gs_nbody_io_restart(struct gs_nbody_job *job, struct gs_ckpt_header *h, void **payload, struct gs_msg *msg) {
+int gs_nbody_io_restart(struct gs_nbody_job *job, struct gs_ckpt_header *h, struct gs_ckpt_reader **ckpt,
+                        struct gs_msg *msg) {
   const struct gs_options *opt = job->run->opt;
   int status = GS_OK;
-  *payload = NULL;
+  *ckpt = NULL;
   if (job->run->rank == 0) {
-    status = gs_checkpoint_read(job->o->restart, h, payload, msg);
+    status = gs_checkpoint_open_payload(job->o->restart, h, ckpt, msg);
     const char *path = job->o->restart;
     if (status == GS_OK && gs_options_given(opt, "n") && h->n != job->o->n)
       status = gs_error_msg(msg, "--restart %s: the checkpoint has N = %llu, --n says %llu", path,
@@ -286,8 +287,8 @@ int gs_nbody_io_restart(struct gs_nbody_job *job, struct gs_ckpt_header *h, void
                             path, (unsigned long long)h->step, job->o->steps);
   }
   if (gs_error_agree(MPI_COMM_WORLD, &job->run->where, status, msg) != GS_OK) {
-    free(*payload);
-    *payload = NULL;
+    gs_checkpoint_close(*ckpt);
+    *ckpt = NULL;
     return GS_USAGE;
   }
   GS_CHECK_MPI(&job->run->where, MPI_Bcast(h, (int)sizeof *h, MPI_BYTE, 0, MPI_COMM_WORLD));

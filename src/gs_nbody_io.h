@@ -28,7 +28,8 @@ int gs_nbody_io_prepare(struct gs_nbody_job *job, const struct gs_ckpt_header *r
 
 /* A checkpoint to resume from (collective: rank 0 reads and checks it against the options the
  * command line gives; every rank learns the header). GS_OK, or GS_USAGE with msg. */
-int gs_nbody_io_restart(struct gs_nbody_job *job, struct gs_ckpt_header *h, void **payload, struct gs_msg *msg);
+int gs_nbody_io_restart(struct gs_nbody_job *job, struct gs_ckpt_header *h, struct gs_ckpt_reader **ckpt,
+                        struct gs_msg *msg);
 
 /* Adopt a checkpoint's run parameters into job and o. */
 void gs_nbody_io_adopt(struct gs_nbody_job *job, const struct gs_ckpt_header *h, struct gs_nbody_opts *o);

@@ -11,7 +11,7 @@ void gs_nbody_repl_load(void *s, const struct gs_nbody_origin *from) {
   if (from->b)
     gs_nbody_setup_load_bodies(r->job, from->b);
   else
-    gs_nbody_setup_load_checkpoint(r->job, from->payload, &r->acc_slice);
+    gs_nbody_setup_load_checkpoint(r->job, from->ckpt, &r->acc_slice);
   r->job->mass = from->b ? from->mass : gs_nbody_setup_mass(r->job, r->job->h_pos); /* a checkpoint: h_pos */
 }
 

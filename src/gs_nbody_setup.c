@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gs_acc.h"
+#include "gs_checkpoint.h"
 #include "gs_nbody_solver.h"
 
 /* The domains layout makes only its own slice of a preset (gs_nbody_setup_origin), after the
@@ -97,10 +98,10 @@ static void gs_nbody_setup_slice(struct gs_nbody_job *job, struct gs_bodies *b, 
   free(sums), free(cnt), free(disp);
 }
 
-void gs_nbody_setup_origin(struct gs_nbody_job *job, struct gs_bodies *b, const char *payload,
+void gs_nbody_setup_origin(struct gs_nbody_job *job, struct gs_bodies *b, struct gs_ckpt_reader *ckpt,
                            struct gs_nbody_origin *from) {
   double total[GS_IC_SUMS];
-  *from = (struct gs_nbody_origin){.payload = payload};
+  *from = (struct gs_nbody_origin){.ckpt = ckpt};
   if (job->o->restart[0]) return;
   if (gs_nbody_setup_sliced(job))
     gs_nbody_setup_slice(job, b, total), from->first = job->first < job->n ? job->first : job->n;
@@ -110,15 +111,65 @@ void gs_nbody_setup_origin(struct gs_nbody_job *job, struct gs_bodies *b, const 
   from->mass = total[job->prec ? 0 : 7];
 }
 
+/* The masses of count packed vectors pos, added in order. */
+static double gs_nbody_setup_block(const struct gs_nbody_job *job, const void *pos, uint64_t count) {
+  double s = 0;
+  for (uint64_t i = 0; i < count; i++)
+    s += job->prec ? ((const double *)pos)[4 * i + 3] : ((const float *)pos)[4 * i + 3];
+  return s;
+}
+
 double gs_nbody_setup_mass(const struct gs_nbody_job *job, const void *pos) {
   double mass = 0;
-  for (uint64_t from = 0; from < job->n; from += GS_IC_BLOCK) { /* gs_ic_total's order */
-    double s = 0;
-    for (uint64_t i = from; i < job->n && i < from + GS_IC_BLOCK; i++)
-      s += job->prec ? ((const double *)pos)[4 * i + 3] : ((const float *)pos)[4 * i + 3];
-    mass += s;
-  }
+  for (uint64_t from = 0; from < job->n; from += GS_IC_BLOCK) /* gs_ic_total's order */
+    mass += gs_nbody_setup_block(job, (const char *)pos + from * job->esz,
+                                 job->n - from < GS_IC_BLOCK ? job->n - from : GS_IC_BLOCK);
   return mass;
+}
+
+/* A checkpoint that read sound moments ago failing a read now: the run stops. */
+static void gs_nbody_setup_read(const struct gs_nbody_job *job, struct gs_ckpt_reader *ckpt, uint64_t offset,
+                                void *buf, size_t bytes) {
+  struct gs_msg msg;
+  if (gs_checkpoint_read_part(ckpt, offset, buf, bytes, &msg) != GS_OK)
+    GS_DIE(&job->run->where, "gs_checkpoint_read_part", msg.text);
+}
+
+double gs_nbody_setup_mass_of(const struct gs_nbody_job *job, struct gs_ckpt_reader *ckpt) {
+  double mass = 0;
+  if (job->run->rank == 0) {
+    void *pos = malloc(GS_IC_BLOCK * job->esz);
+    if (!pos) GS_DIE(&job->run->where, "malloc", "out of memory");
+    for (uint64_t from = 0; from < job->n; from += GS_IC_BLOCK) { /* as gs_nbody_setup_mass */
+      uint64_t count = job->n - from < GS_IC_BLOCK ? job->n - from : GS_IC_BLOCK;
+      gs_nbody_setup_read(job, ckpt, from * job->esz, pos, count * job->esz);
+      mass += gs_nbody_setup_block(job, pos, count);
+    }
+    free(pos);
+  }
+  GS_CHECK_MPI(&job->run->where, MPI_Bcast(&mass, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+  return mass;
+}
+
+void gs_nbody_setup_scatter(const struct gs_nbody_job *job, struct gs_ckpt_reader *ckpt, int k, void *slice) {
+  const int me = job->run->rank, P = job->run->size, *tiles = job->dec.tiles, *tile0 = job->dec.tile0;
+  const size_t tile = (size_t)GS_NBODY_TILE * job->esz, part = job->npad * job->esz;
+  if (me != 0) {
+    GS_CHECK_MPI(&job->run->where,
+                 MPI_Recv(slice, tiles[me], job->tile_type, 0, k, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    return;
+  }
+  size_t most = 0;
+  for (int r = 1; r < P; r++)
+    if ((size_t)tiles[r] * tile > most) most = (size_t)tiles[r] * tile;
+  void *buf = malloc(most ? most : 1);
+  if (!buf) GS_DIE(&job->run->where, "malloc", "out of memory");
+  for (int r = 1; r < P; r++) {
+    gs_nbody_setup_read(job, ckpt, k * part + (size_t)tile0[r] * tile, buf, (size_t)tiles[r] * tile);
+    GS_CHECK_MPI(&job->run->where, MPI_Send(buf, tiles[r], job->tile_type, r, k, MPI_COMM_WORLD));
+  }
+  free(buf);
+  gs_nbody_setup_read(job, ckpt, k * part + (size_t)tile0[0] * tile, slice, (size_t)tiles[0] * tile);
 }
 
 int gs_nbody_setup_check_size(const struct gs_nbody_job *job, uint64_t n, struct gs_msg *msg) {
@@ -227,21 +278,18 @@ void gs_nbody_setup_load_bodies(struct gs_nbody_job *job, const struct gs_bodies
   free(h_vel);
 }
 
-void gs_nbody_setup_load_checkpoint(struct gs_nbody_job *job, const char *payload, void **acc_slice) {
+void gs_nbody_setup_load_checkpoint(struct gs_nbody_job *job, struct gs_ckpt_reader *ckpt, void **acc_slice) {
   const struct gs_backend *be = job->be;
   gs_ctx *c = job->ctx;
   size_t part = job->npad * job->esz, mine = (job->count ? job->count : 1) * job->esz;
-  if (job->run->rank == 0) memcpy(job->h_pos, payload, part);
+  if (job->run->rank == 0) gs_nbody_setup_read(job, ckpt, 0, job->h_pos, part); /* this layout holds all N */
   GS_CHECK_MPI(&job->run->where,
                MPI_Bcast(job->h_pos, (int)(job->npad / GS_NBODY_TILE), job->tile_type, 0, MPI_COMM_WORLD));
   void *vel = malloc(mine);
   *acc_slice = malloc(mine);
   if (!vel || !*acc_slice) GS_DIE(&job->run->where, "malloc", "out of memory");
-  const int *tiles = job->dec.tiles, *tile0 = job->dec.tile0, mine_tiles = tiles[job->run->rank];
-  GS_CHECK_MPI(&job->run->where, MPI_Scatterv(payload ? payload + part : NULL, tiles, tile0, job->tile_type, vel,
-                                              mine_tiles, job->tile_type, 0, MPI_COMM_WORLD));
-  GS_CHECK_MPI(&job->run->where, MPI_Scatterv(payload ? payload + 2 * part : NULL, tiles, tile0, job->tile_type,
-                                              *acc_slice, mine_tiles, job->tile_type, 0, MPI_COMM_WORLD));
+  gs_nbody_setup_scatter(job, ckpt, 1, vel);
+  gs_nbody_setup_scatter(job, ckpt, 2, *acc_slice);
   be->copy_h2d(c, job->d_pos, job->h_pos, part, job->qc);
   be->copy_h2d(c, job->d_vel, vel, job->count * job->esz, job->qc);
   be->queue_sync(c, job->qc);

@@ -17,15 +17,25 @@ int gs_nbody_setup_check_size(const struct gs_nbody_job *job, uint64_t n, struct
 /* Slices of whole tiles (job->dec) and the tile datatype; job->n must be set and checked. */
 void gs_nbody_setup_decompose(struct gs_nbody_job *job);
 
-/* Where the solver's bodies come from (after the decomposition; collective): a checkpoint's
- * payload, or fresh bodies b, with the total mass of the run's precision summed in blocks
- * (gs_ic.h); for the domains layout b becomes this rank's slice of a preset, made here. */
-void gs_nbody_setup_origin(struct gs_nbody_job *job, struct gs_bodies *b, const char *payload,
+/* Where the solver's bodies come from (after the decomposition; collective): a checkpoint (rank
+ * 0 holds it open, ckpt; NULL elsewhere), or fresh bodies b, with the total mass of the run's
+ * precision summed in blocks (gs_ic.h); for the domains layout b becomes this rank's slice of a
+ * preset, made here. */
+void gs_nbody_setup_origin(struct gs_nbody_job *job, struct gs_bodies *b, struct gs_ckpt_reader *ckpt,
                            struct gs_nbody_origin *from);
 
 /* The total mass of job->n packed (x, y, z, m) vectors pos (a checkpoint's), summed in gs_ic.h's
  * blocks: the bits a fresh run's origin has. */
 double gs_nbody_setup_mass(const struct gs_nbody_job *job, const void *pos);
+
+/* The same sum over the positions of the checkpoint rank 0 holds open (ckpt), read a block at a
+ * time; every rank gets it. Collective. */
+double gs_nbody_setup_mass_of(const struct gs_nbody_job *job, struct gs_ckpt_reader *ckpt);
+
+/* Array k (0 pos, 1 vel, 2 acc) of the checkpoint rank 0 holds open (ckpt; NULL elsewhere): each
+ * rank's standard slice into slice (job->count vectors), rank 0 reading one rank's at a time and
+ * sending it (never the whole array). Collective. */
+void gs_nbody_setup_scatter(const struct gs_nbody_job *job, struct gs_ckpt_reader *ckpt, int k, void *slice);
 
 /* Buffers, queues, events, the gate and the reduction workspace of the diagnostics. */
 void gs_nbody_setup_alloc(struct gs_nbody_job *job);
@@ -33,10 +43,10 @@ void gs_nbody_setup_alloc(struct gs_nbody_job *job);
 /* Fresh bodies into the packed (x, y, z, m) / (vx, vy, vz, 0) layout, and up to the device. */
 void gs_nbody_setup_load_bodies(struct gs_nbody_job *job, const struct gs_bodies *b);
 
-/* A checkpoint's state (on rank 0: pos | vel | acc, npad bodies each) to every rank: positions to
- * all, velocities and accelerations to their owners. Leaves this rank's accelerations in
- * acc_slice (malloc'd) for after the kernel table, which overwrites d_acc. */
-void gs_nbody_setup_load_checkpoint(struct gs_nbody_job *job, const char *payload, void **acc_slice);
+/* A checkpoint's state (rank 0 holds it open: pos | vel | acc, npad bodies each) to every rank:
+ * positions to all, velocities and accelerations to their owners. Leaves this rank's
+ * accelerations in acc_slice (malloc'd) for after the kernel table, which overwrites d_acc. */
+void gs_nbody_setup_load_checkpoint(struct gs_nbody_job *job, struct gs_ckpt_reader *ckpt, void **acc_slice);
 
 /* Free everything gs_nbody_setup_decompose and gs_nbody_setup_alloc made. */
 void gs_nbody_setup_free(struct gs_nbody_job *job);

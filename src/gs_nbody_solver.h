@@ -11,6 +11,7 @@
 #include "gs_nbody_job.h"
 
 struct gs_ckpt_header;
+struct gs_ckpt_reader;
 
 /* What this rank holds: valid until the next call that may move bodies (forces, potential, undo,
  * load). count may exceed job->count (the distributed tree's domains): the driver grows its
@@ -24,13 +25,14 @@ struct gs_nbody_held {
 /* Where a run's bodies come from (load): fresh bodies b, ids first .. first + b->n - 1 (every rank
  * all of them; a solver of the domains layout its own slice of a preset, gs_nbody_setup_origin),
  * with mass, the total mass of the run's precision (job->mass: the same bits in every layout and
- * for every rank count); or rank 0 holds a checkpoint's payload (pos | vel | acc, job->npad body
- * vectors each; NULL elsewhere) and b is NULL. */
+ * for every rank count); or rank 0 holds a checkpoint, open and checked (gs_checkpoint.h: pos |
+ * vel | acc, job->npad body vectors each; NULL elsewhere), and b is NULL: gs_nbody_setup_scatter
+ * hands out its slices. */
 struct gs_nbody_origin {
   const struct gs_bodies *b;
   uint64_t first;
   double mass;
-  const char *payload;
+  struct gs_ckpt_reader *ckpt;
 };
 
 struct gs_nbody_solver {
