@@ -467,6 +467,51 @@ static void test_in_parts(void) {
   GS_EXPECT(system(cmd) == 0);
 }
 
+/* A payload of several of the reader's chunks (6 MiB: it checks 1 MiB at a time): a sound one
+ * reads back whole and in parts; a NaN in the last chunk (the last body's acceleration) is found
+ * and named by its body, a negative mass in the first array's second chunk by its. */
+static void test_big_payload(void) {
+  const uint64_t n = 131072;
+  const size_t big = n * 16;
+  char d[600], p[GS_CKPT_NAME] = "";
+  struct gs_ckpt_header h, r;
+  struct gs_msg msg;
+  snprintf(d, sizeof d, "%s/big", dir);
+  GS_EXPECT(mkdir(d, 0755) == 0);
+  float *a[3];
+  for (int k = 0; k < 3; k++) {
+    a[k] = malloc(big);
+    for (uint64_t i = 0; i < 4 * n; i++)
+      a[k][i] = k == 0 && i % 4 == 3 ? 1.0f / (float)n : 1e-3f * (float)(i % 977) - 0.4f;
+  }
+  header(&h, 60);
+  h.n = h.npad = n;
+  GS_EXPECT(gs_checkpoint_write(d, &h, a[0], a[1], a[2], p, &msg) == 0);
+  struct gs_ckpt_reader *rd;
+  float got[8];
+  GS_EXPECT(gs_checkpoint_open_payload(d, &r, &rd, &msg) == GS_OK && r.n == n);
+  GS_EXPECT(rd && gs_checkpoint_read_part(rd, 2 * big + big - sizeof got, got, sizeof got, &msg) == GS_OK &&
+            memcmp(got, (char *)a[2] + big - sizeof got, sizeof got) == 0);
+  GS_EXPECT(rd && gs_checkpoint_read_part(rd, 3 * big - 4, got, 8, &msg) == GS_USAGE &&
+            strstr(msg.text, "past the payload"));
+  gs_checkpoint_close(rd);
+  a[2][4 * n - 2] = NAN; /* body n - 1's acceleration, z */
+  char bad[700];
+  snprintf(bad, sizeof bad, "%s/nan", dir);
+  GS_EXPECT(mkdir(bad, 0755) == 0);
+  char q[GS_CKPT_NAME] = "";
+  GS_EXPECT(gs_checkpoint_write(bad, &h, a[0], a[1], a[2], q, &msg) == 0);
+  GS_EXPECT(refused(bad, "body 131071's acceleration (z) is nan: not finite"));
+  a[2][4 * n - 2] = 0;
+  a[0][4 * 70000 + 3] = -1; /* body 70000's mass: past the first MiB of the positions */
+  header(&h, 70);
+  h.n = h.npad = n;
+  GS_EXPECT(gs_checkpoint_write(bad, &h, a[0], a[1], a[2], q, &msg) == 0);
+  GS_EXPECT(refused(bad, "body 70000's mass is -1: negative"));
+  for (int k = 0; k < 3; k++)
+    free(a[k]);
+}
+
 int main(void) {
   GS_EXPECT(mkdtemp(dir) != NULL);
   pos = malloc(part), vel = malloc(part), acc = malloc(part);
@@ -492,6 +537,7 @@ int main(void) {
   test_kept_not_deleted();
   test_clash();
   test_in_parts();
+  test_big_payload();
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   GS_EXPECT(system(cmd) == 0);
