@@ -143,22 +143,28 @@ static int gs_nbody_dtree_cells_by_order(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* The held bodies of table cells c0 .. c0 + nc - 1 (in key order, as the held bodies): cell c0 +
+ * k's are [at[k], at[k + 1]) (the cells cover every held body's key). */
+static void gs_nbody_dtree_cells_at(const struct gs_nbody_dtree *d, int c0, int nc, uint64_t *at) {
+  for (int k = 0; k < nc; k++)
+    at[k] = gs_nbody_dtree_lower(d->b.key, d->b.n, d->cell[c0 + k].key);
+  at[nc] = d->b.n;
+}
+
 /* The cut: with the cells in curve order, cell k goes to rank floor(P (W_k + w_k / 2) / W), W_k
- * the work of the cells before it, w the last walk's seconds of its bodies (summed over the
- * ranks: one allreduce), or its count. Into each cell's owner (the table stays in key order). */
-static void gs_nbody_dtree_cut(struct gs_nbody_dtree *d) {
+ * the work of the cells before it, w the last walk's seconds of its bodies (at: theirs, summed
+ * over the ranks: one allreduce), or its count. Into each cell's owner (the table stays in key
+ * order). */
+static void gs_nbody_dtree_cut(struct gs_nbody_dtree *d, const uint64_t *at) {
   struct gs_nbody_job *job = d->job;
   int P = job->run->size, nc = d->ncell;
   double *w = calloc((size_t)nc, sizeof *w), total = 0, before = 0;
   struct gs_dtree_place *pl = malloc(sizeof *pl * (size_t)(nc ? nc : 1));
   if (!w || !pl) GS_DIE(&job->run->where, "calloc", "out of memory");
   if (d->measured) {
-    for (int k = 0; k < nc; k++) {
-      uint64_t a = gs_nbody_dtree_lower(d->b.key, d->b.n, d->cell[k].key);
-      uint64_t b = gs_nbody_dtree_lower(d->b.key, d->b.n, d->cell[k].key + gs_nbody_dtree_span(d->cell[k].level));
-      for (uint64_t i = a; i < b; i++)
+    for (int k = 0; k < nc; k++)
+      for (uint64_t i = at[k]; i < at[k + 1]; i++)
         w[k] += d->b.work[i];
-    }
     GS_CHECK_MPI(&job->run->where, MPI_Allreduce(MPI_IN_PLACE, w, nc, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
   }
   for (int k = 0; k < nc; k++)
@@ -178,16 +184,6 @@ static void gs_nbody_dtree_cut(struct gs_nbody_dtree *d) {
   free(w), free(pl);
 }
 
-/* The held bodies of the cells (key order, as the held bodies): cell k's are [at[k], at[k + 1])
- * (the cells cover every body's key), counted per owner into cnt. */
-static void gs_nbody_dtree_cells_dest(struct gs_nbody_dtree *d, uint64_t *at, uint64_t *cnt) {
-  for (int k = 0; k < d->ncell; k++)
-    at[k] = gs_nbody_dtree_lower(d->b.key, d->b.n, d->cell[k].key);
-  at[d->ncell] = d->b.n;
-  for (int k = 0; k < d->ncell; k++)
-    cnt[d->cell[k].owner] += at[k + 1] - at[k];
-}
-
 /* Rows of src (row bytes each) grouped by their cells' owners (rank order, key order within) into
  * a new buffer: the send buffer of one array, off[r] the first row of rank r's. */
 static void *gs_nbody_dtree_cells_pack(struct gs_nbody_dtree *d, const void *src, size_t row, const uint64_t *at,
@@ -204,18 +200,18 @@ static void *gs_nbody_dtree_cells_pack(struct gs_nbody_dtree *d, const void *src
   return buf;
 }
 
-/* Every held body to its cell's owner; returns the bodies sent to another rank. */
-static uint64_t gs_nbody_dtree_migrate(struct gs_nbody_dtree *d) {
+/* Every held body (cell k's: at, gs_nbody_dtree_cells_at of the whole table) to its cell's owner; returns the bodies
+ * sent to another rank. */
+static uint64_t gs_nbody_dtree_migrate(struct gs_nbody_dtree *d, const uint64_t *at) {
   struct gs_nbody_job *job = d->job;
   int P = job->run->size, me = job->run->rank;
   uint64_t *cnt = calloc((size_t)P, sizeof *cnt), *rcnt = calloc((size_t)P, sizeof *rcnt);
   uint64_t *off = calloc((size_t)P, sizeof *off), *next = calloc((size_t)P, sizeof *next);
-  uint64_t *at = malloc(sizeof *at * ((size_t)d->ncell + 1));
   int *sc = calloc((size_t)P, sizeof *sc), *sd = calloc((size_t)P, sizeof *sd), *rc = calloc((size_t)P, sizeof *rc),
       *rd = calloc((size_t)P, sizeof *rd);
-  if (!cnt || !rcnt || !off || !next || !at || !sc || !sd || !rc || !rd)
-    GS_DIE(&job->run->where, "calloc", "out of memory");
-  gs_nbody_dtree_cells_dest(d, at, cnt);
+  if (!cnt || !rcnt || !off || !next || !sc || !sd || !rc || !rd) GS_DIE(&job->run->where, "calloc", "out of memory");
+  for (int k = 0; k < d->ncell; k++)
+    cnt[d->cell[k].owner] += at[k + 1] - at[k];
   GS_CHECK_MPI(&job->run->where, MPI_Alltoall(cnt, 1, MPI_UINT64_T, rcnt, 1, MPI_UINT64_T, MPI_COMM_WORLD));
   uint64_t m = 0, sent = 0;
   for (int r = 0; r < P; r++)
@@ -239,7 +235,7 @@ static uint64_t gs_nbody_dtree_migrate(struct gs_nbody_dtree *d) {
   void *to[5] = {d->b.pos, d->b.vel, d->b.acc, d->b.id, d->b.work};
   for (int k = 0; k < 5; k++)
     memcpy(to[k], got[k], row[k] * m), free(got[k]);
-  free(cnt), free(rcnt), free(off), free(next), free(at), free(sc), free(sd), free(rc), free(rd);
+  free(cnt), free(rcnt), free(off), free(next), free(sc), free(sd), free(rc), free(rd);
   return sent;
 }
 
@@ -267,16 +263,18 @@ uint64_t gs_nbody_dtree_cells_update(struct gs_nbody_dtree *d) {
   gs_nbody_dtree_cube(d, &cube);
   d->ops->sort(job->ctx, d->tree, job->prec, &cube, &d->b);
   gs_nbody_dtree_make_cells(d);
-  gs_nbody_dtree_cut(d);
-  uint64_t sent = gs_nbody_dtree_migrate(d);
+  uint64_t *at = malloc(sizeof *at * ((size_t)d->ncell + 1)); /* the cut and the migration read it */
+  if (!at) GS_DIE(&job->run->where, "malloc", "out of memory");
+  gs_nbody_dtree_cells_at(d, 0, d->ncell, at);
+  gs_nbody_dtree_cut(d, at);
+  uint64_t sent = gs_nbody_dtree_migrate(d, at);
+  free(at);
   gs_nbody_dtree_cells_regroup(d);
   d->ops->sort(job->ctx, d->tree, job->prec, &cube, &d->b);
   int me = job->run->rank, c0 = d->first_cell[me], nc = d->first_cell[me + 1] - c0;
   d->at = realloc(d->at, sizeof *d->at * (size_t)(nc + 1));
   if (!d->at) GS_DIE(&job->run->where, "realloc", "out of memory");
-  for (int k = 0; k < nc; k++)
-    d->at[k] = gs_nbody_dtree_lower(d->b.key, d->b.n, d->cell[c0 + k].key);
-  d->at[nc] = d->b.n;
+  gs_nbody_dtree_cells_at(d, c0, nc, d->at);
   for (int k = 0; k < nc; k++)
     if (d->at[k + 1] - d->at[k] != d->cell[c0 + k].node.count)
       GS_DIE(&job->run->where, "gs_nbody_dtree_cells_update", "a cell's bodies did not all reach its owner");
