@@ -117,23 +117,10 @@ static void gs_nbody_direct_steps(void *s, const struct gs_step_times *times, in
   printf("# per step (median of %d, slowest rank): total %.3f ms, forces %.3f ms, exchange %.3f ms, %s; "
          "%.4e interactions/s, %.1f GFLOP/s\n",
          steps, st[0].median * 1e3, st[1].median * 1e3, st[2].median * 1e3, hidden, rate, rate * GS_NBODY_FLOPS / 1e9);
-  struct gs_row row = {.workload = "nbody",
-                       .rank = -1,
-                       .problem_size = job->n,
-                       .iterations = steps,
-                       .t_min = st[0].min,
-                       .t_median = st[0].median,
-                       .t_max = st[0].max,
-                       .metric = "interactions",
-                       .value = rate,
-                       .unit = "1/s",
-                       .efficiency = -1};
-  snprintf(row.kernel, sizeof row.kernel, "%s", job->kname);
   char extra[128];
   snprintf(extra, sizeof extra, "phase=step;forces_s=%.6g;exchange_s=%.6g;hidden=%.3f;exchange=%s", st[1].median,
            st[2].median, st[3].median, gs_exchange_name(job->xchg.mode));
-  gs_nbody_ladder_params(job, row.params, sizeof row.params, extra);
-  gs_report_add(&job->rep, &row);
+  gs_nbody_ladder_step_row(job, job->kname, &st[0], steps, rate, extra);
 }
 
 static void gs_nbody_direct_final(void *s, long last) { (void)s, (void)last; /* checked at the start only */ }

@@ -279,23 +279,10 @@ void gs_nbody_dtree_report_steps(struct gs_nbody_dtree *d, const struct gs_step_
          steps, st[0].median * 1e3, st[3].median * 1e3, st[1].median * 1e3, st[4].median * 1e3, bytes,
          st[2].median * 1e3, st[5].median * 1e3, imb, (unsigned long long)d->migrated, rate,
          d->flops / st[0].median / 1e9);
-  struct gs_row row = {.workload = "nbody",
-                       .kernel = "tree",
-                       .rank = -1,
-                       .problem_size = job->n,
-                       .iterations = steps,
-                       .t_min = st[0].min,
-                       .t_median = st[0].median,
-                       .t_max = st[0].max,
-                       .metric = "interactions",
-                       .value = rate,
-                       .unit = "1/s",
-                       .efficiency = -1};
   char extra[256];
   snprintf(extra, sizeof extra,
            "phase=step;solver=tree;layout=domains;domain_s=%.6g;build_s=%.6g;let_s=%.6g;let_bytes=%.6g;walk_s=%.6g;"
            "imbalance=%.4g;migrated=%llu",
            st[3].median, st[1].median, st[4].median, bytes, st[2].median, imb, (unsigned long long)d->migrated);
-  gs_nbody_ladder_params(job, row.params, sizeof row.params, extra);
-  gs_report_add(&job->rep, &row);
+  gs_nbody_ladder_step_row(job, "tree", &st[0], steps, rate, extra);
 }

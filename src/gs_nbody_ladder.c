@@ -43,6 +43,24 @@ void gs_nbody_ladder_params(const struct gs_nbody_job *job, char *out, size_t si
            extra);
 }
 
+void gs_nbody_ladder_step_row(struct gs_nbody_job *job, const char *kernel, const struct gs_stats *st, int steps,
+                              double rate, const char *extra) {
+  struct gs_row row = {.workload = "nbody",
+                       .rank = -1,
+                       .problem_size = job->n,
+                       .iterations = steps,
+                       .t_min = st->min,
+                       .t_median = st->median,
+                       .t_max = st->max,
+                       .metric = "interactions",
+                       .value = rate,
+                       .unit = "1/s",
+                       .efficiency = -1};
+  snprintf(row.kernel, sizeof row.kernel, "%s", kernel);
+  gs_nbody_ladder_params(job, row.params, sizeof row.params, extra);
+  gs_report_add(&job->rep, &row);
+}
+
 /* The table's state over the harness: the sample bodies and their reference forces, the timed
  * runs' force arguments, this kernel's error. */
 struct gs_nbody_ladder {

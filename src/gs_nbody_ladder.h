@@ -13,4 +13,10 @@ void gs_nbody_ladder_run(struct gs_nbody_job *job, unsigned mask, double tol);
 /* The params column of an nbody result row: the run's settings, then extra. */
 void gs_nbody_ladder_params(const struct gs_nbody_job *job, char *out, size_t size, const char *extra);
 
+/* A simulation's per-step result row (rank 0; every solver writes one): the whole job's, of kernel,
+ * its times the slowest rank's per-step statistics st over steps, its value rate interactions per
+ * second, its params the run's settings then extra (which starts "phase=step"). */
+void gs_nbody_ladder_step_row(struct gs_nbody_job *job, const char *kernel, const struct gs_stats *st, int steps,
+                              double rate, const char *extra);
+
 #endif

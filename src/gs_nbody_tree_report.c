@@ -395,15 +395,11 @@ void gs_nbody_tree_report_steps(struct gs_nbody_tree *tr, const struct gs_step_t
          "integration and the rest %.3f ms; %.4e interactions/s, %.1f GFLOP/s\n",
          steps, st[0].median * 1e3, st[1].median * 1e3, st[2].median * 1e3, st[3].median * 1e3, st[4].median * 1e3,
          rate, tr->flops / st[0].median / 1e9);
-  struct gs_row row = {.workload = "nbody", .kernel = "tree", .rank = -1, .problem_size = job->n,
-                       .iterations = steps, .t_min = st[0].min, .t_median = st[0].median, .t_max = st[0].max,
-                       .metric = "interactions", .value = rate, .unit = "1/s", .efficiency = -1};
   char extra[256];
   snprintf(extra, sizeof extra,
            "phase=step;solver=tree;layout=replicated;build_s=%.6g;walk_s=%.6g;exchange_s=%.6g;integrate_s=%.6g",
            st[1].median, st[2].median, st[3].median, st[4].median);
-  gs_nbody_ladder_params(job, row.params, sizeof row.params, extra);
-  gs_report_add(&job->rep, &row);
+  gs_nbody_ladder_step_row(job, "tree", &st[0], steps, rate, extra);
 }
 
 int gs_nbody_tree_report_compare(struct gs_nbody_job *job, const char *when, int n, const double *got,
