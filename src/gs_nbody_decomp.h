@@ -26,7 +26,8 @@ int gs_nbody_decomp_make(struct gs_nbody_decomp *d, uint64_t n, int ranks, struc
 void gs_nbody_decomp_free(struct gs_nbody_decomp *d);
 
 /* Rank r's first body and body count (uint64: no int anywhere). Whole tiles: the slice holding
- * the last body also holds the padding; a rank with no tile has count 0. */
+ * the last body also holds the padding; a rank with no tile has count 0. The counts fall with the
+ * rank (the extra tiles go to the first ranks): rank 0's slice is never smaller than another's. */
 uint64_t gs_nbody_decomp_first(const struct gs_nbody_decomp *d, int r);
 uint64_t gs_nbody_decomp_count(const struct gs_nbody_decomp *d, int r);
 

@@ -30,13 +30,9 @@ typedef void gs_nbody_io_sink(void *arg, int k, const void *data, size_t bytes);
  * tree must not need). Collective. */
 static void gs_nbody_io_stream(struct gs_nbody_job *job, int arrays, gs_nbody_io_sink *sink, void *arg) {
   const int me = job->run->rank, P = job->run->size, *tiles = job->dec.tiles;
-  const size_t tile = (size_t)GS_NBODY_TILE * job->esz, mine = job->count * job->esz;
-  size_t most = 0;
-  for (int r = 1; r < P; r++)
-    if ((size_t)tiles[r] * tile > most) most = (size_t)tiles[r] * tile;
+  const size_t mine = job->count * job->esz;
   void *part[3] = {malloc(mine ? mine : 1), malloc(mine ? mine : 1), arrays > 2 ? malloc(mine ? mine : 1) : NULL};
-  void *buf = me == 0 ? malloc(most ? most : 1) : NULL;
-  if (!part[0] || !part[1] || (arrays > 2 && !part[2]) || (me == 0 && !buf))
+  if (!part[0] || !part[1] || (arrays > 2 && !part[2]))
     GS_DIE(&job->run->where, "malloc", "out of memory for the state");
   /* This rank's id slice from the solver, wherever it holds those bodies. */
   job->solver->gather(job->state, part[0], part[1], part[2]);
@@ -45,13 +41,16 @@ static void gs_nbody_io_stream(struct gs_nbody_job *job, int arrays, gs_nbody_io
       GS_CHECK_MPI(&job->run->where, MPI_Send(part[k], tiles[me], job->tile_type, 0, k, MPI_COMM_WORLD));
       continue;
     }
+    /* Rank 0's own slice first, then each other rank's into the same buffer (none is larger:
+     * gs_nbody_decomp.h). */
     sink(arg, k, part[k], mine);
     for (int r = 1; r < P; r++) {
-      GS_CHECK_MPI(&job->run->where, MPI_Recv(buf, tiles[r], job->tile_type, r, k, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-      sink(arg, k, buf, (size_t)tiles[r] * tile);
+      GS_CHECK_MPI(&job->run->where,
+                   MPI_Recv(part[k], tiles[r], job->tile_type, r, k, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      sink(arg, k, part[k], (size_t)tiles[r] * GS_NBODY_TILE * job->esz);
     }
   }
-  free(part[0]), free(part[1]), free(part[2]), free(buf);
+  free(part[0]), free(part[1]), free(part[2]);
 }
 
 /* gs_nbody_io_gather's sink: into the whole arrays, one after another. */

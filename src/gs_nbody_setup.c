@@ -159,16 +159,11 @@ void gs_nbody_setup_scatter(const struct gs_nbody_job *job, struct gs_ckpt_reade
                  MPI_Recv(slice, tiles[me], job->tile_type, 0, k, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     return;
   }
-  size_t most = 0;
-  for (int r = 1; r < P; r++)
-    if ((size_t)tiles[r] * tile > most) most = (size_t)tiles[r] * tile;
-  void *buf = malloc(most ? most : 1);
-  if (!buf) GS_DIE(&job->run->where, "malloc", "out of memory");
+  /* Each other rank's slice through rank 0's own (none is larger: gs_nbody_decomp.h), its own last. */
   for (int r = 1; r < P; r++) {
-    gs_nbody_setup_read(job, ckpt, k * part + (size_t)tile0[r] * tile, buf, (size_t)tiles[r] * tile);
-    GS_CHECK_MPI(&job->run->where, MPI_Send(buf, tiles[r], job->tile_type, r, k, MPI_COMM_WORLD));
+    gs_nbody_setup_read(job, ckpt, k * part + (size_t)tile0[r] * tile, slice, (size_t)tiles[r] * tile);
+    GS_CHECK_MPI(&job->run->where, MPI_Send(slice, tiles[r], job->tile_type, r, k, MPI_COMM_WORLD));
   }
-  free(buf);
   gs_nbody_setup_read(job, ckpt, k * part + (size_t)tile0[0] * tile, slice, (size_t)tiles[0] * tile);
 }
 
