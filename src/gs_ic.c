@@ -2,15 +2,10 @@
  * (seed, body, draw), so body i is the same on every rank and for every rank count, made alone or
  * with all the others; the centring sums go in blocks of ids (gs_ic.h), so a slice's blocks give
  * the whole generation's sums bit for bit. */
-#define _DEFAULT_SOURCE /* POSIX (fdopen, fstat) and M_PI */
+#define _DEFAULT_SOURCE /* M_PI */
 #include "gs_ic.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,108 +148,4 @@ void gs_ic_uniform_slice(struct gs_bodies *b, uint64_t seed, uint64_t first, uin
 void gs_ic_uniform(struct gs_bodies *b, uint64_t seed) {
   gs_ic_uniform_slice(b, seed, 0, b->n);
   gs_ic_center(b);
-}
-
-/* Line `line` of the --ic file f into buf (size bytes, without its newline, NUL-terminated): its
- * length, or -1 at the end of the file, or -2 with msg if it is longer than size - 1 bytes or
- * holds a NUL byte (which fgets would pass off as the line's end, and then as a line too long). */
-static long gs_ic_line(FILE *f, char *buf, size_t size, const char *path, uint64_t line, struct gs_msg *msg) {
-  size_t len = 0;
-  int c, nul = 0;
-  while ((c = getc_unlocked(f)) != EOF && c != '\n' && len + 1 < size) {
-    nul |= c == 0;
-    buf[len++] = (char)c;
-  }
-  buf[len] = 0;
-  if (c == EOF && len == 0) return -1;
-  if (c != EOF && c != '\n') {
-    gs_error_msg(msg, "--ic %s:%llu: line longer than %zu characters", path, (unsigned long long)line, size - 1);
-    return -2;
-  }
-  if (nul) {
-    gs_error_msg(msg, "--ic %s:%llu: the line holds a NUL byte (not a text file?)", path, (unsigned long long)line);
-    return -2;
-  }
-  return (long)len;
-}
-
-int gs_ic_read(const char *path, struct gs_bodies *b, struct gs_msg *msg) {
-  memset(b, 0, sizeof *b);
-  /* Only a regular file: a FIFO or a device would block every rank (O_NONBLOCK keeps the open
-   * itself from waiting for a FIFO's writer). */
-  int fd = open(path, O_RDONLY | O_NONBLOCK);
-  struct stat st;
-  if (fd < 0) return gs_error_msg(msg, "--ic %s: cannot open: %s", path, strerror(errno));
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return gs_error_msg(msg, "--ic %s: not a regular file (plummer, disk, uniform or a file of bodies)", path);
-  }
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  FILE *f = fdopen(fd, "r");
-  if (!f) return close(fd), gs_error_msg(msg, "--ic %s: cannot open: %s", path, strerror(errno));
-  uint64_t cap = 0, n = 0, line = 0;
-  char buf[GS_IC_LINE_MAX + 1]; /* the longest line and the NUL */
-  int status = GS_OK;
-  struct gs_bodies t = {0};
-  for (long got_line; (got_line = gs_ic_line(f, buf, sizeof buf, path, line + 1, msg)) != -1;) {
-    line++;
-    if (got_line < 0) {
-      status = GS_USAGE;
-      break;
-    }
-    char *p = buf + strspn(buf, " \t\r\n");
-    if (*p == '#' || *p == '\0') continue;
-    double v[7];
-    int got = 0;
-    for (; got < 7; got++) {
-      char *end;
-      v[got] = strtod(p, &end);
-      if (end == p) break;
-      /* Not errno's ERANGE: strtod sets it for a valid denormal (1e-310) too; past the largest
-       * double the value is infinite. */
-      if (!isfinite(v[got])) {
-        got = -1;
-        break;
-      }
-      p = end;
-    }
-    p += strspn(p, " \t\r\n");
-    if (got != 7 || (*p && *p != '#')) {
-      status =
-          gs_error_msg(msg, "--ic %s:%llu: want 7 numbers 'x y z vx vy vz m', got %s", path, (unsigned long long)line,
-                       got < 0   ? "a value that is not finite (inf, nan, or beyond 1.8e308)"
-                       : got < 7 ? "fewer"
-                                 : "more");
-      break;
-    }
-    if (v[6] < 0) {
-      status = gs_error_msg(msg, "--ic %s:%llu: negative mass %g", path, (unsigned long long)line, v[6]);
-      break;
-    }
-    if (n == cap) {
-      struct gs_bodies grown;
-      cap = cap ? 2 * cap : 1024;
-      if (gs_ic_alloc(&grown, cap) != 0) {
-        status = gs_error_msg(msg, "--ic %s: out of memory at line %llu", path, (unsigned long long)line);
-        break;
-      }
-      double *src[] = {t.x, t.y, t.z, t.vx, t.vy, t.vz, t.m}, *dst[] = {grown.x, grown.y, grown.z, grown.vx, grown.vy, grown.vz, grown.m};
-      for (int k = 0; k < 7 && n; k++) memcpy(dst[k], src[k], n * sizeof(double));
-      gs_ic_free(&t);
-      t = grown;
-    }
-    double *dst[] = {t.x, t.y, t.z, t.vx, t.vy, t.vz, t.m};
-    for (int k = 0; k < 7; k++) dst[k][n] = v[k];
-    n++;
-  }
-  if (status == GS_OK && ferror(f)) status = gs_error_msg(msg, "--ic %s: read error", path);
-  fclose(f);
-  if (status == GS_OK && n == 0) status = gs_error_msg(msg, "--ic %s: no bodies in the file", path);
-  if (status != GS_OK) {
-    gs_ic_free(&t);
-    return status;
-  }
-  t.n = n;
-  *b = t;
-  return GS_OK;
 }

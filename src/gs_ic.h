@@ -1,5 +1,5 @@
-/* gs_ic.h: initial conditions for `gpusim nbody`: Plummer sphere, the seed 003 disk, a uniform
- * sphere, or a text file. Generated identically on every rank from the seed, whatever the rank
+/* gs_ic.h: initial conditions for `gpusim nbody`: Plummer sphere, the seed 003 disk or a uniform
+ * sphere (a text file of bodies: gs_ic_file.h). Generated identically on every rank from the seed, whatever the rank
  * count, so runs on 1, 2 and 4 ranks start from the same bodies. */
 #ifndef GS_IC_H
 #define GS_IC_H
@@ -36,13 +36,6 @@ void gs_ic_disk(struct gs_bodies *b, uint64_t seed);
 
 /* A cold uniform sphere of radius 1 and total mass 1, at rest, centre-of-mass frame. */
 void gs_ic_uniform(struct gs_bodies *b, uint64_t seed);
-
-/* The longest line of an --ic file, its newline not counted. */
-#define GS_IC_LINE_MAX 4095
-
-/* Read "x y z vx vy vz m" lines ('#' comments, blank lines allowed) from path into b (allocated
- * here). Returns GS_OK, or GS_USAGE with msg naming the file and line of the first problem. */
-int gs_ic_read(const char *path, struct gs_bodies *b, struct gs_msg *msg);
 
 /* The centring sums are made in blocks of GS_IC_BLOCK ids, a size no rank count changes: each
  * block summed in id order, the blocks added in block order. A rank holding a slice sums the blocks

@@ -9,13 +9,15 @@
 
 #include "gs_acc.h"
 #include "gs_checkpoint.h"
+#include "gs_ic_file.h"
 #include "gs_nbody_solver.h"
 
-/* The domains layout makes only its own slice of a preset (gs_nbody_setup_origin), after the
- * decomposition; every other run makes or reads all bodies here. */
+/* The domains layout makes only its own slice of a preset, or receives its slice of an --ic file
+ * from rank 0 (gs_nbody_setup_origin, after the decomposition); every other run makes or reads all
+ * bodies here. */
 static int gs_nbody_setup_sliced(const struct gs_nbody_job *job) {
   const struct gs_nbody_solver *sv = gs_nbody_solver_pick(job->o, job->run->be);
-  return !job->o->restart[0] && gs_nbody_options_preset(job->o->ic) && sv && sv->layout == GS_NBODY_LAYOUT_DOMAINS;
+  return !job->o->restart[0] && sv && sv->layout == GS_NBODY_LAYOUT_DOMAINS;
 }
 
 int gs_nbody_setup_bodies(struct gs_nbody_job *job, struct gs_bodies *b, struct gs_msg *msg) {
@@ -42,12 +44,16 @@ int gs_nbody_setup_bodies(struct gs_nbody_job *job, struct gs_bodies *b, struct 
       job->cut2 = 0.01 * 0.01;
     }
     job->n = job->o->n;
-  } else {
-    status = gs_ic_read(ic, b, msg);
+  } else if (!gs_nbody_setup_sliced(job)) {
+    status = gs_ic_file_read(ic, b, msg);
     job->n = b->n;
-    snprintf(job->ic_name, sizeof job->ic_name, "file");
+  } else if (job->run->rank == 0) { /* checked and counted here, read again by slices */
+    status = gs_ic_file_count(ic, &job->n, msg);
   }
-  return gs_error_agree(MPI_COMM_WORLD, &job->run->where, status, msg);
+  if (!gs_nbody_options_preset(ic)) snprintf(job->ic_name, sizeof job->ic_name, "file");
+  status = gs_error_agree(MPI_COMM_WORLD, &job->run->where, status, msg);
+  if (status == GS_OK) GS_CHECK_MPI(&job->run->where, MPI_Bcast(&job->n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD));
+  return status;
 }
 
 /* Blocks [first block, end block) of the centring sums that this rank adds: those beginning in
@@ -98,14 +104,88 @@ static void gs_nbody_setup_slice(struct gs_nbody_job *job, struct gs_bodies *b, 
   free(sums), free(cnt), free(disp);
 }
 
+/* The rank that holds body id (job->dec), searched from rank r on (ids come in order). */
+static int gs_nbody_setup_owner(const struct gs_nbody_job *job, int r, uint64_t id) {
+  while (id >= gs_nbody_decomp_first(&job->dec, r) + gs_nbody_decomp_count(&job->dec, r)) r++;
+  return r;
+}
+
+/* A body of an --ic file that rank 0 read moments ago failing now (changed since?): the run stops. */
+static void gs_nbody_setup_reread(const struct gs_nbody_job *job, int got, const struct gs_msg *msg) {
+  char text[GS_MSG_MAX + 384];
+  snprintf(text, sizeof text, "--ic %.256s: %s (did the file change while the run read it?)", job->o->ic,
+           got < 0 ? msg->text : got ? "more bodies than a moment ago" : "fewer bodies than a moment ago");
+  GS_DIE(&job->run->where, "gs_ic_file_next", text);
+}
+
+/* This rank's bodies of an --ic file (the domains layout; gs_nbody_setup_bodies counted them):
+ * rank 0 reads the file once more, a block of GS_IC_BLOCK bodies at a time, keeps its own part of
+ * each block and sends every other rank its part as it comes, so no rank holds more than its slice
+ * and a block; it sums the blocks as gs_ic_whole_total does (the same bits as the replicated
+ * layout's whole read) and every rank gets the totals. Collective. */
+static void gs_nbody_setup_file_slice(struct gs_nbody_job *job, struct gs_bodies *b, double *total) {
+  const struct gs_run *run = job->run;
+  const int tag = 7; /* rank 0's parts, in id order (MPI keeps one sender's order) */
+  uint64_t n = job->n, lo = job->first < n ? job->first : n, hi = job->first + job->count < n ? job->first + job->count : n;
+  struct gs_bodies blk;
+  double *pack = malloc(sizeof *pack * 7 * GS_IC_BLOCK);
+  if (gs_ic_alloc(b, hi - lo) != 0 || gs_ic_alloc(&blk, GS_IC_BLOCK) != 0 || !pack)
+    GS_DIE(&run->where, "gs_ic_alloc", "out of memory for the bodies");
+  double *own[] = {b->x, b->y, b->z, b->vx, b->vy, b->vz, b->m};
+  double *in[] = {blk.x, blk.y, blk.z, blk.vx, blk.vy, blk.vz, blk.m};
+  if (run->rank == 0) {
+    struct gs_ic_file f;
+    struct gs_msg msg;
+    double v[7], s[GS_IC_SUMS];
+    int got = 0, r = 0;
+    if (gs_ic_file_open(&f, job->o->ic, &msg) != GS_OK) gs_nbody_setup_reread(job, -1, &msg);
+    for (int k = 0; k < GS_IC_SUMS; k++) total[k] = 0;
+    for (uint64_t from = 0; from < n; from += GS_IC_BLOCK) {
+      uint64_t cnt = n - from < GS_IC_BLOCK ? n - from : GS_IC_BLOCK;
+      for (uint64_t i = 0; i < cnt; i++) {
+        if ((got = gs_ic_file_next(&f, v, &msg)) != 1) gs_nbody_setup_reread(job, got, &msg);
+        for (int k = 0; k < 7; k++) in[k][i] = v[k];
+      }
+      gs_ic_sums(&blk, 0, cnt, s);
+      for (int k = 0; k < GS_IC_SUMS; k++) total[k] += s[k];
+      for (uint64_t i = 0, part; i < cnt; i += part) { /* the block's parts, rank by rank */
+        r = gs_nbody_setup_owner(job, r, from + i);
+        uint64_t end = gs_nbody_decomp_first(&job->dec, r) + gs_nbody_decomp_count(&job->dec, r);
+        part = end - (from + i) < cnt - i ? end - (from + i) : cnt - i;
+        for (int k = 0; k < 7; k++)
+          memcpy(r == 0 ? own[k] + from + i : pack + k * part, in[k] + i, part * sizeof(double));
+        if (r != 0) GS_CHECK_MPI(&run->where, MPI_Send(pack, (int)(7 * part), MPI_DOUBLE, r, tag, MPI_COMM_WORLD));
+      }
+    }
+    if ((got = gs_ic_file_next(&f, v, &msg)) != 0) gs_nbody_setup_reread(job, got, &msg);
+    gs_ic_file_close(&f);
+  } else {
+    for (uint64_t at = lo; at < hi;) {
+      MPI_Status st;
+      int len;
+      GS_CHECK_MPI(&run->where, MPI_Recv(pack, 7 * GS_IC_BLOCK, MPI_DOUBLE, 0, tag, MPI_COMM_WORLD, &st));
+      GS_CHECK_MPI(&run->where, MPI_Get_count(&st, MPI_DOUBLE, &len));
+      uint64_t part = (uint64_t)len / 7;
+      for (int k = 0; k < 7; k++) memcpy(own[k] + (at - lo), pack + k * part, part * sizeof(double));
+      at += part;
+    }
+  }
+  GS_CHECK_MPI(&run->where, MPI_Bcast(total, GS_IC_SUMS, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+  gs_ic_free(&blk), free(pack);
+}
+
 void gs_nbody_setup_origin(struct gs_nbody_job *job, struct gs_bodies *b, struct gs_ckpt_reader *ckpt,
                            struct gs_nbody_origin *from) {
   double total[GS_IC_SUMS];
   *from = (struct gs_nbody_origin){.ckpt = ckpt};
   if (job->o->restart[0]) return;
-  if (gs_nbody_setup_sliced(job))
-    gs_nbody_setup_slice(job, b, total), from->first = job->first < job->n ? job->first : job->n;
-  else
+  if (gs_nbody_setup_sliced(job)) {
+    if (gs_nbody_options_preset(job->o->ic))
+      gs_nbody_setup_slice(job, b, total);
+    else
+      gs_nbody_setup_file_slice(job, b, total);
+    from->first = job->first < job->n ? job->first : job->n;
+  } else
     gs_ic_whole_total(b, total);
   from->b = b;
   from->mass = total[job->prec ? 0 : 7];
@@ -176,15 +256,16 @@ int gs_nbody_setup_check_size(const struct gs_nbody_job *job, uint64_t n, struct
   /* Each rank holds every position twice on the device (and the step's start copy) and once in
    * pinned host memory, and five vectors plus eight diagnostic doubles per body of its slice; the
    * solver what it adds (the tree its workspace and forces for every body);
-   * while initial conditions are made, all bodies in double on the host (a domains run's preset:
-   * its slice). The CPU backend's device is host memory, shared by the node's ranks. */
+   * while initial conditions are made, all bodies in double on the host (a domains run: its slice
+   * and a block, and the block sums). The CPU backend's device is host memory, shared by the
+   * node's ranks. */
   uint64_t npad = (n + GS_NBODY_TILE - 1) / GS_NBODY_TILE * GS_NBODY_TILE;
   int host = (run->be->caps & GS_CAP_HOST_MEMORY) != 0;
   double esz = (double)job->esz, slice = (double)npad / run->size + GS_NBODY_TILE;
   const struct gs_nbody_solver *sv = gs_nbody_solver_pick(job->o, run->be);
   /* the replicated buffers: none where the solver's ranks hold only their own bodies */
   double all = sv && sv->layout == GS_NBODY_LAYOUT_DOMAINS ? 0 : (double)npad * esz * (host ? 3 : 2);
-  /* the initial conditions: a domains run's preset only its slice and a block (and the block sums) */
+  /* the initial conditions: a domains run only its slice and a block (and the block sums) */
   double ic = gs_nbody_setup_sliced(job) ? 56.0 * (slice + GS_IC_BLOCK) + 64.0 * (double)n / GS_IC_BLOCK
                                          : 56.0 * (double)n;
   double need = all + slice * (5 * esz + 64) + (host ? ic : 0);

@@ -7,7 +7,8 @@
 #include "gs_nbody_solver.h"
 
 /* Bodies from --ic, the same on every rank, and job->n (collective). GS_OK, or GS_USAGE with msg.
- * A preset for a solver of the domains layout is made later, by gs_nbody_setup_origin (b empty). */
+ * For a solver of the domains layout b stays empty: a preset is made later, a file only checked and
+ * counted (on rank 0) and each rank's slice handed out later, both by gs_nbody_setup_origin. */
 int gs_nbody_setup_bodies(struct gs_nbody_job *job, struct gs_bodies *b, struct gs_msg *msg);
 
 /* Is an n-body run possible here: whole tiles that MPI's counts hold, and memory for the state
@@ -20,7 +21,7 @@ void gs_nbody_setup_decompose(struct gs_nbody_job *job);
 /* Where the solver's bodies come from (after the decomposition; collective): a checkpoint (rank
  * 0 holds it open, ckpt; NULL elsewhere), or fresh bodies b, with the total mass of the run's
  * precision summed in blocks (gs_ic.h); for the domains layout b becomes this rank's slice of a
- * preset, made here. */
+ * preset, made here, or of the --ic file, read by rank 0 and sent here. */
 void gs_nbody_setup_origin(struct gs_nbody_job *job, struct gs_bodies *b, struct gs_ckpt_reader *ckpt,
                            struct gs_nbody_origin *from);
 

@@ -105,6 +105,7 @@ echo "ok: singleton detection -> $(cat "$tmp/err")"
 # Issue 30, item 11: each message says what is wrong, on 1 and 3 ranks.
 printf '0 0 0 0 0 0 1\n1 0 0 0 0 0 1\n0 1\000 0 0 0 0 1      xx\n' >"$tmp/nul.txt"
 printf '0 0 0 0 0 0 1\n1e999 0 0 0 0 0 1\n' >"$tmp/huge.txt"
+printf '# no bodies\n\n' >"$tmp/empty.txt"
 for np in 1 3; do
   expect "--kernel omp,omp: 'omp' is given twice" nbody --backend cpu --kernel omp,omp
   expect "--kernel 1,global: '1' and 'global' are the same kernel, given twice" nbody --backend cpu --kernel 1,global
@@ -112,6 +113,11 @@ for np in 1 3; do
   expect "--ic $tmp/nul.txt:3: the line holds a NUL byte" nbody --backend cpu --ic "$tmp/nul.txt"
   expect "--ic $tmp/huge.txt:2: want 7 numbers 'x y z vx vy vz m', got a value that is not finite" \
     nbody --backend cpu --ic "$tmp/huge.txt"
+  # The tree's domains layout: rank 0 alone checks and counts the file, the same messages.
+  expect "--ic $tmp/nul.txt:3: the line holds a NUL byte" nbody --backend cpu --solver tree --ic "$tmp/nul.txt"
+  expect "--ic $tmp/huge.txt:2: want 7 numbers" nbody --backend cpu --solver tree --ic "$tmp/huge.txt"
+  expect "--ic $tmp/empty.txt: no bodies in the file" nbody --backend cpu --solver tree --ic "$tmp/empty.txt"
+  expect "--ic $tmp: not a regular file" nbody --backend cpu --solver tree --ic "$tmp"
   expect "gpusim: error: --n is an option of nbody: give it after the subcommand (gpusim nbody --n ...)" --n 5 nbody
   expect "gpusim: error: unknown option '--frob' (try 'gpusim --help')" --frob 5
   expect "--force-tol: must be > 0" nbody --backend cpu --solver tree --force-tol 0

@@ -9,6 +9,7 @@
 
 #include "gs_backend_cpu_nbody.h"
 #include "gs_ic.h"
+#include "gs_ic_file.h"
 #include "gs_test.h"
 
 /* Pack bodies into (x, y, z, m) and (vx, vy, vz, 0) double quadruples. */
@@ -130,7 +131,7 @@ static int read_fails_with(const char *text, const char *needle) {
   struct gs_bodies b;
   struct gs_msg msg;
   const char *path = file_with(text);
-  int rc = gs_ic_read(path, &b, &msg);
+  int rc = gs_ic_file_read(path, &b, &msg);
   unlink(path);
   if (rc == GS_OK) gs_ic_free(&b);
   if (rc != GS_USAGE || !strstr(msg.text, needle)) {
@@ -150,7 +151,7 @@ static int long_line_reads(size_t len, const char *end, const char *needle) {
   struct gs_bodies b;
   struct gs_msg msg;
   const char *path = file_with(text);
-  int rc = gs_ic_read(path, &b, &msg);
+  int rc = gs_ic_file_read(path, &b, &msg);
   unlink(path);
   if (rc != GS_OK) fprintf(stderr, "ic line of %zu characters: '%s'\n", len, msg.text);
   int one = rc == GS_OK && b.n == 1;
@@ -177,7 +178,7 @@ static void ic_nul_byte(void) {
   close(fd);
   struct gs_bodies b;
   struct gs_msg msg;
-  int rc = gs_ic_read(path, &b, &msg);
+  int rc = gs_ic_file_read(path, &b, &msg);
   unlink(path);
   if (rc == GS_OK) gs_ic_free(&b);
   GS_EXPECT(rc == GS_USAGE && strstr(msg.text, ":3: the line holds a NUL byte"));
@@ -188,7 +189,7 @@ static void ic_file(void) {
   struct gs_bodies b;
   struct gs_msg msg;
   const char *path = file_with("# two bodies\n\n-0.5 0 0  0 -0.5 0  0.5\n0.5 0 0 0 0.5 0 0.5 # comment\n");
-  GS_EXPECT(gs_ic_read(path, &b, &msg) == GS_OK && b.n == 2 && b.x[1] == 0.5 && b.vy[0] == -0.5 && b.m[1] == 0.5);
+  GS_EXPECT(gs_ic_file_read(path, &b, &msg) == GS_OK && b.n == 2 && b.x[1] == 0.5 && b.vy[0] == -0.5 && b.m[1] == 0.5);
   unlink(path);
   gs_ic_free(&b);
   GS_EXPECT(read_fails_with("1 2 3 4 5 6 1\n1 2 3 4 5 6\n", ":2: want 7 numbers"));
@@ -202,12 +203,12 @@ static void ic_file(void) {
   /* Issue 30, item 11: a denormal is a valid double (strtod's ERANGE notwithstanding), and a
    * value below the denormals is 0 as any value is rounded. */
   path = file_with("1e-310 0 0 0 0 0 1\n-4.9e-324 0 0 0 0 0 1\n1e-400 0 0 0 0 0 1\n");
-  GS_EXPECT(gs_ic_read(path, &b, &msg) == GS_OK && b.n == 3 && b.x[0] == 1e-310 && b.x[1] == -4.9e-324 && b.x[2] == 0);
+  GS_EXPECT(gs_ic_file_read(path, &b, &msg) == GS_OK && b.n == 3 && b.x[0] == 1e-310 && b.x[1] == -4.9e-324 && b.x[2] == 0);
   if (b.n) gs_ic_free(&b);
   unlink(path);
   ic_nul_byte();
   GS_EXPECT(read_fails_with("# nothing\n", "no bodies"));
-  GS_EXPECT(gs_ic_read("/nonexistent/ic.txt", &b, &msg) == GS_USAGE && strstr(msg.text, "cannot open"));
+  GS_EXPECT(gs_ic_file_read("/nonexistent/ic.txt", &b, &msg) == GS_USAGE && strstr(msg.text, "cannot open"));
   ic_long_lines();
 }
 
