@@ -20,6 +20,23 @@ static int gs_nbody_setup_sliced(const struct gs_nbody_job *job) {
   return !job->o->restart[0] && sv && sv->layout == GS_NBODY_LAYOUT_DOMAINS;
 }
 
+/* Rank 0's bodies b (an --ic file it read) to every rank, job->n of them: the layouts that hold
+ * every body on every rank. GS_OK, or GS_USAGE with msg where a rank has no room. Collective. */
+static int gs_nbody_setup_share(const struct gs_nbody_job *job, struct gs_bodies *b, struct gs_msg *msg) {
+  int status = GS_OK;
+  if (job->run->rank != 0 && gs_ic_alloc(b, job->n) != 0)
+    status = gs_error_msg(msg, "--ic %s: no memory for its %llu bodies on rank %d", job->o->ic,
+                          (unsigned long long)job->n, job->run->rank);
+  if (gs_error_agree(MPI_COMM_WORLD, &job->run->where, status, msg) != GS_OK) return GS_USAGE;
+  double *f[] = {b->x, b->y, b->z, b->vx, b->vy, b->vz, b->m};
+  const uint64_t most = (uint64_t)1 << 30; /* MPI's int counts */
+  for (int k = 0; k < 7; k++)
+    for (uint64_t at = 0; at < job->n; at += most)
+      GS_CHECK_MPI(&job->run->where,
+                   MPI_Bcast(f[k] + at, (int)(job->n - at < most ? job->n - at : most), MPI_DOUBLE, 0, MPI_COMM_WORLD));
+  return GS_OK;
+}
+
 int gs_nbody_setup_bodies(struct gs_nbody_job *job, struct gs_bodies *b, struct gs_msg *msg) {
   const char *ic = job->o->ic;
   int status = GS_OK;
@@ -44,16 +61,20 @@ int gs_nbody_setup_bodies(struct gs_nbody_job *job, struct gs_bodies *b, struct 
       job->cut2 = 0.01 * 0.01;
     }
     job->n = job->o->n;
-  } else if (!gs_nbody_setup_sliced(job)) {
-    status = gs_ic_file_read(ic, b, msg);
-    job->n = b->n;
-  } else if (job->run->rank == 0) { /* checked and counted here, read again by slices */
-    status = gs_ic_file_count(ic, &job->n, msg);
+  } else if (job->run->rank == 0) { /* one reader of the file, however many ranks */
+    if (gs_nbody_setup_sliced(job))
+      status = gs_ic_file_count(ic, &job->n, msg); /* read again by slices (gs_nbody_setup_origin) */
+    else
+      status = gs_ic_file_read(ic, b, msg), job->n = b->n;
   }
-  if (!gs_nbody_options_preset(ic)) snprintf(job->ic_name, sizeof job->ic_name, "file");
   status = gs_error_agree(MPI_COMM_WORLD, &job->run->where, status, msg);
-  if (status == GS_OK) GS_CHECK_MPI(&job->run->where, MPI_Bcast(&job->n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD));
-  return status;
+  if (status != GS_OK) return status;
+  GS_CHECK_MPI(&job->run->where, MPI_Bcast(&job->n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD));
+  if (!gs_nbody_options_preset(ic)) {
+    snprintf(job->ic_name, sizeof job->ic_name, "file");
+    if (!gs_nbody_setup_sliced(job)) return gs_nbody_setup_share(job, b, msg);
+  }
+  return GS_OK;
 }
 
 /* Blocks [first block, end block) of the centring sums that this rank adds: those beginning in

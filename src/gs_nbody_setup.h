@@ -6,7 +6,8 @@
 #include "gs_nbody_job.h"
 #include "gs_nbody_solver.h"
 
-/* Bodies from --ic, the same on every rank, and job->n (collective). GS_OK, or GS_USAGE with msg.
+/* Bodies from --ic, the same on every rank (a file read by rank 0 alone and broadcast), and job->n
+ * (collective). GS_OK, or GS_USAGE with msg.
  * For a solver of the domains layout b stays empty: a preset is made later, a file only checked and
  * counted (on rank 0) and each rank's slice handed out later, both by gs_nbody_setup_origin. */
 int gs_nbody_setup_bodies(struct gs_nbody_job *job, struct gs_bodies *b, struct gs_msg *msg);
