@@ -5,8 +5,9 @@
 # which makes every body on every rank, for plummer, uniform and disk on 1 and 3 ranks (and 8 for
 # plummer: ranks whose slice begins no block). N = 10000 spans three blocks, so ranks' slices
 # cross block boundaries. An --ic file in the domains layout is read by rank 0 a block at a time
-# and each rank sent its part of each block: the same initial state as every rank reading it whole
-# (the replicated layout), on 1, 3 and 8 ranks, from a file with comments and blank lines.
+# and each rank sent its part of each block: the same initial state as the replicated layout's
+# (rank 0 reads the file whole and broadcasts it), on 1, 3 and 8 ranks, from a file with comments
+# and blank lines.
 . "$GS_TEST_LIB"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -57,7 +58,9 @@ done
 # precision the same bits, so the same line after 2 steps, run through or restarted at step 1.
 mom() {
   out=$(gs_mpirun 3 nbody --backend cpu --solver tree --tree-layout domains --precision double --iters 1 \
-    --progress off "$@" 2>&1) || { echo "$out"; gs_fail "$*: exit $?"; }
+    --progress off "$@" 2>&1)
+  rc=$?
+  [ $rc = 0 ] || { echo "$out"; gs_fail "$*: exit $rc"; }
   m=$(echo "$out" | grep '^# momentum: ')
 }
 mom --ic "$tmp/bodies.txt" --steps 2 --output "$tmp/m1"
