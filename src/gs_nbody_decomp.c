@@ -47,3 +47,8 @@ uint64_t gs_nbody_decomp_first(const struct gs_nbody_decomp *d, int r) {
 uint64_t gs_nbody_decomp_count(const struct gs_nbody_decomp *d, int r) {
   return (uint64_t)d->tiles[r] * GS_NBODY_TILE;
 }
+
+void gs_nbody_decomp_bodies(const struct gs_nbody_decomp *d, int r, uint64_t n, uint64_t *lo, uint64_t *hi) {
+  uint64_t first = gs_nbody_decomp_first(d, r), end = first + gs_nbody_decomp_count(d, r);
+  *lo = first < n ? first : n, *hi = end < n ? end : n;
+}

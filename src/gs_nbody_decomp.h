@@ -30,5 +30,8 @@ void gs_nbody_decomp_free(struct gs_nbody_decomp *d);
  * rank (the extra tiles go to the first ranks): rank 0's slice is never smaller than another's. */
 uint64_t gs_nbody_decomp_first(const struct gs_nbody_decomp *d, int r);
 uint64_t gs_nbody_decomp_count(const struct gs_nbody_decomp *d, int r);
+/* The ids of rank r's slice that are bodies of the n (its padding cut off): [*lo, *hi), empty
+ * (n, n) where the slice begins past the last body. */
+void gs_nbody_decomp_bodies(const struct gs_nbody_decomp *d, int r, uint64_t n, uint64_t *lo, uint64_t *hi);
 
 #endif

@@ -63,7 +63,9 @@ void gs_nbody_dtree_held_free(struct gs_nbody_dtree *d) {
  * vectors pos, vel, acc of the slice (acc NULL: zero). */
 void gs_nbody_dtree_held_take(struct gs_nbody_dtree *d, const void *pos, const void *vel, const void *acc) {
   struct gs_nbody_job *job = d->job;
-  uint64_t n = job->first >= job->n ? 0 : job->first + job->count <= job->n ? job->count : job->n - job->first;
+  uint64_t lo, hi;
+  gs_nbody_decomp_bodies(&job->dec, job->run->rank, job->n, &lo, &hi);
+  uint64_t n = hi - lo;
   gs_nbody_dtree_held_room(d, n);
   d->b.n = n;
   memcpy(d->b.pos, pos, n * job->esz), memcpy(d->b.vel, vel, n * job->esz);

@@ -126,9 +126,9 @@ int gs_nbody_io_checkpoint(struct gs_nbody_job *job, long step) {
 
 int gs_nbody_io_snapshot(struct gs_nbody_job *job, int index, long step) {
   /* Real bodies of this slice only: the padding at the end never shows. */
-  uint64_t first = job->first, end = job->first + job->count < job->n ? job->first + job->count : job->n;
-  uint64_t count = end > first ? end - first : 0;
-  if (first > job->n) first = job->n;
+  uint64_t first, end;
+  gs_nbody_decomp_bodies(&job->dec, job->run->rank, job->n, &first, &end);
+  uint64_t count = end - first;
   size_t bytes = (job->count ? job->count : 1) * job->esz;
   void *p = malloc(bytes), *v = malloc(bytes);
   double *pos = malloc(3 * sizeof(double) * (count ? count : 1)),

@@ -80,8 +80,8 @@ int gs_nbody_setup_bodies(struct gs_nbody_job *job, struct gs_bodies *b, struct 
 /* Blocks [first block, end block) of the centring sums that this rank adds: those beginning in
  * its bodies [first, first + count) (every block in exactly one rank's slice). */
 static void gs_nbody_setup_blocks(const struct gs_nbody_job *job, int r, uint64_t *k0, uint64_t *k1) {
-  uint64_t n = job->n, lo = gs_nbody_decomp_first(&job->dec, r), hi = lo + gs_nbody_decomp_count(&job->dec, r);
-  lo = lo < n ? lo : n, hi = hi < n ? hi : n;
+  uint64_t lo, hi;
+  gs_nbody_decomp_bodies(&job->dec, r, job->n, &lo, &hi);
   *k0 = (lo + GS_IC_BLOCK - 1) / GS_IC_BLOCK, *k1 = (hi + GS_IC_BLOCK - 1) / GS_IC_BLOCK;
 }
 
@@ -90,9 +90,9 @@ static void gs_nbody_setup_blocks(const struct gs_nbody_job *job, int r, uint64_
  * totals (GS_IC_SUMS) into total. Collective. */
 static void gs_nbody_setup_slice(struct gs_nbody_job *job, struct gs_bodies *b, double *total) {
   const struct gs_run *run = job->run;
-  uint64_t k0, k1, n = job->n, lo = job->first < n ? job->first : n;
+  uint64_t k0, k1, n = job->n, lo, hi;
+  gs_nbody_decomp_bodies(&job->dec, run->rank, n, &lo, &hi);
   gs_nbody_setup_blocks(job, run->rank, &k0, &k1);
-  uint64_t hi = job->first + job->count < n ? job->first + job->count : n;
   uint64_t end = k1 * GS_IC_BLOCK < n ? k1 * GS_IC_BLOCK : n;
   uint64_t made = (end > hi ? end : hi) - lo; /* the bodies past its end that its last block holds */
   if (gs_ic_alloc(b, made) != 0) GS_DIE(&run->where, "gs_ic_alloc", "out of memory for the bodies");
@@ -147,7 +147,8 @@ static void gs_nbody_setup_reread(const struct gs_nbody_job *job, int got, const
 static void gs_nbody_setup_file_slice(struct gs_nbody_job *job, struct gs_bodies *b, double *total) {
   const struct gs_run *run = job->run;
   const int tag = 7; /* rank 0's parts, in id order (MPI keeps one sender's order) */
-  uint64_t n = job->n, lo = job->first < n ? job->first : n, hi = job->first + job->count < n ? job->first + job->count : n;
+  uint64_t n = job->n, lo, hi;
+  gs_nbody_decomp_bodies(&job->dec, run->rank, n, &lo, &hi);
   struct gs_bodies blk;
   double *pack = malloc(sizeof *pack * 7 * GS_IC_BLOCK);
   if (gs_ic_alloc(b, hi - lo) != 0 || gs_ic_alloc(&blk, GS_IC_BLOCK) != 0 || !pack)
@@ -201,11 +202,12 @@ void gs_nbody_setup_origin(struct gs_nbody_job *job, struct gs_bodies *b, struct
   *from = (struct gs_nbody_origin){.ckpt = ckpt};
   if (job->o->restart[0]) return;
   if (gs_nbody_setup_sliced(job)) {
+    uint64_t end;
     if (gs_nbody_options_preset(job->o->ic))
       gs_nbody_setup_slice(job, b, total);
     else
       gs_nbody_setup_file_slice(job, b, total);
-    from->first = job->first < job->n ? job->first : job->n;
+    gs_nbody_decomp_bodies(&job->dec, job->run->rank, job->n, &from->first, &end);
   } else
     gs_ic_whole_total(b, total);
   from->b = b;

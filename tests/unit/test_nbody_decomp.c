@@ -82,6 +82,16 @@ static void gs_test_small(void) {
   GS_EXPECT(d.tiles[0] == 1 && d.tiles[2] == 1 && d.tiles[3] == 0 && d.tiles[4] == 0);
   GS_EXPECT(gs_nbody_decomp_first(&d, 4) == 3 * T && gs_nbody_decomp_count(&d, 4) == 0);
   gs_nbody_decomp_free(&d);
+  /* The bodies of each slice: the last one's padding cut off, past the last body empty. */
+  uint64_t lo, hi;
+  GS_EXPECT(gs_nbody_decomp_make(&d, 2 * T + 5, 4, &msg) == GS_OK);
+  gs_nbody_decomp_bodies(&d, 1, 2 * T + 5, &lo, &hi);
+  GS_EXPECT(lo == T && hi == 2 * T);
+  gs_nbody_decomp_bodies(&d, 2, 2 * T + 5, &lo, &hi);
+  GS_EXPECT(lo == 2 * T && hi == 2 * T + 5);
+  gs_nbody_decomp_bodies(&d, 3, 2 * T + 5, &lo, &hi);
+  GS_EXPECT(lo == 2 * T + 5 && hi == 2 * T + 5);
+  gs_nbody_decomp_free(&d);
   GS_EXPECT(gs_nbody_decomp_make(&d, 1, 1, &msg) == GS_OK && d.npad == T && d.tiles[0] == 1);
   gs_nbody_decomp_free(&d);
 }
