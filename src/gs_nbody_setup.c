@@ -39,21 +39,20 @@ static int gs_nbody_setup_share(const struct gs_nbody_job *job, struct gs_bodies
 
 int gs_nbody_setup_bodies(struct gs_nbody_job *job, struct gs_bodies *b, struct gs_msg *msg) {
   const char *ic = job->o->ic;
-  int status = GS_OK;
+  int status = GS_OK, sliced = gs_nbody_setup_sliced(job);
   job->law = GS_LAW_PLUMMER;
   job->G = 1.0;
   job->eps2 = job->o->eps * job->o->eps;
   snprintf(job->ic_name, sizeof job->ic_name, "%.63s", ic);
   if (gs_nbody_options_preset(ic)) {
-    int whole = !gs_nbody_setup_sliced(job);
-    if (whole && gs_ic_alloc(b, job->o->n) != 0)
+    if (!sliced && gs_ic_alloc(b, job->o->n) != 0)
       GS_DIE(&job->run->where, "gs_ic_alloc", "out of memory for the bodies");
-    if (ic[0] == 'p' && whole)
+    if (ic[0] == 'p' && !sliced)
       gs_ic_plummer(b, job->o->seed);
-    else if (ic[0] == 'u' && whole)
+    else if (ic[0] == 'u' && !sliced)
       gs_ic_uniform(b, job->o->seed);
     else if (ic[0] == 'd') {
-      if (whole) gs_ic_disk(b, job->o->seed);
+      if (!sliced) gs_ic_disk(b, job->o->seed);
       /* The seed 003 model: G m = 10 with unit masses, no force closer than 0.01. */
       job->law = GS_LAW_CUTOFF;
       job->G = 10.0;
@@ -62,7 +61,7 @@ int gs_nbody_setup_bodies(struct gs_nbody_job *job, struct gs_bodies *b, struct 
     }
     job->n = job->o->n;
   } else if (job->run->rank == 0) { /* one reader of the file, however many ranks */
-    if (gs_nbody_setup_sliced(job))
+    if (sliced)
       status = gs_ic_file_count(ic, &job->n, msg); /* read again by slices (gs_nbody_setup_origin) */
     else
       status = gs_ic_file_read(ic, b, msg), job->n = b->n;
@@ -72,7 +71,7 @@ int gs_nbody_setup_bodies(struct gs_nbody_job *job, struct gs_bodies *b, struct 
   GS_CHECK_MPI(&job->run->where, MPI_Bcast(&job->n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD));
   if (!gs_nbody_options_preset(ic)) {
     snprintf(job->ic_name, sizeof job->ic_name, "file");
-    if (!gs_nbody_setup_sliced(job)) return gs_nbody_setup_share(job, b, msg);
+    if (!sliced) return gs_nbody_setup_share(job, b, msg);
   }
   return GS_OK;
 }
