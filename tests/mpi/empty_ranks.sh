@@ -47,9 +47,11 @@ run 3 nbody --backend cpu --solver tree --tree-layout replicated --iters 1 --pro
 run 3 nbody --backend cpu --solver tree --iters 1 --progress off --n 2 --steps 2 --opening relative --energy-every 1 \
   --checkpoint-every 2 --output "$tmp/relative"
 run 3 nbody --backend cpu --iters 1 --progress off --steps 3 --restart "$tmp/relative"
-# An --ic file of 2 bodies in the domains layout: rank 0 hands out the slices, ranks 1 and 2 get none.
+# An --ic file of 2 bodies in the domains layout: rank 0 hands out the slices, ranks 1 and 2 get none;
+# in the direct sum: rank 0 reads it and broadcasts it to ranks that own no tile.
 printf '0 0 0 0 0.1 0 1\n1 0 0 0 -0.1 0 1\n' >"$tmp/two.txt"
 run 3 nbody --backend cpu --solver tree --iters 1 --progress off --ic "$tmp/two.txt" --steps 2
+run 3 nbody --backend cpu --iters 1 --progress off --ic "$tmp/two.txt" --steps 2
 
 # reduce: --n is per rank (every rank has some); --total spreads N, one element each at least.
 run 3 reduce --backend cpu --iters 1 --warmup 0 --n 1
