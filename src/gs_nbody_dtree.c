@@ -157,7 +157,8 @@ static void *gs_nbody_dtree_open(struct gs_nbody_job *job) {
   d->job = job, d->ops = job->be->dtree;
   d->tree = d->ops->open(job->ctx);
   d->first_cell = calloc((size_t)job->run->size + 1, sizeof *d->first_cell);
-  if (!d->first_cell) GS_DIE(&job->run->where, "calloc", "out of memory");
+  d->rbytes = calloc((size_t)job->run->size, sizeof *d->rbytes);
+  if (!d->first_cell || !d->rbytes) GS_DIE(&job->run->where, "calloc", "out of memory");
   uint64_t leaf = job->o->leaf > 0 ? (uint64_t)job->o->leaf : (uint64_t)d->ops->leaf;
   d->C = job->o->tree_cell > 0 ? job->o->tree_cell : job->n / 16384 > 4096 ? job->n / 16384 : 4096;
   if (d->C < leaf) d->C = leaf; /* a cell is never split above a leaf bucket of the global tree */
@@ -178,7 +179,7 @@ static void gs_nbody_dtree_close(void *s) {
   struct gs_nbody_dtree *d = s;
   d->ops->close(d->job->ctx, d->tree);
   gs_nbody_dtree_held_free(d);
-  free(d->cell), free(d->first_cell), free(d->at), free(d->send.data), free(d->recv.data);
+  free(d->cell), free(d->first_cell), free(d->at), free(d->rbytes);
   free(d->let_bytes);
   free(d);
 }

@@ -45,21 +45,22 @@ static int gs_nbody_dtree_report_sample_of(const struct gs_nbody_job *job, uint6
 }
 
 /* Every sample body, from the rank that holds it to every rank: all[9 k ..] = its x, y, z, m
- * and src's four components (held order, the job's precision) in double after a slot for k.
+ * and h's src's four components (held order, the job's precision) in double after a slot for k.
  * O(S) per rank. Collective: every rank enters, one without sample bodies too. */
-static void gs_nbody_dtree_report_samples(struct gs_nbody_dtree *d, const void *src, uint64_t S, double *all) {
+static void gs_nbody_dtree_report_samples(struct gs_nbody_dtree *d, const struct gs_nbody_dtree_mirror *h, uint64_t S,
+                                          double *all) {
   struct gs_nbody_job *job = d->job;
   int P = job->run->size, m = 0;
   for (uint64_t i = 0; i < d->b.n; i++)
-    m += gs_nbody_dtree_report_sample_of(job, d->b.id[i], S) >= 0;
+    m += gs_nbody_dtree_report_sample_of(job, h->id[i], S) >= 0;
   double *rec = malloc(sizeof *rec * 9 * (size_t)(m ? m : 1)), *got = malloc(sizeof *got * 9 * (S ? S : 1));
   int *cnt = malloc(sizeof *cnt * (size_t)P), *dis = calloc((size_t)P, sizeof *dis), mine = 9 * m;
   if (!rec || !got || !cnt || !dis) GS_DIE(&job->run->where, "malloc", "out of memory for the check");
   for (uint64_t i = 0, j = 0; i < d->b.n; i++) {
-    int k = gs_nbody_dtree_report_sample_of(job, d->b.id[i], S);
+    int k = gs_nbody_dtree_report_sample_of(job, h->id[i], S);
     if (k < 0) continue;
     rec[9 * j] = k;
-    gs_nbody_ref_get(job, d->b.pos, i, rec + 9 * j + 1), gs_nbody_ref_get(job, src, i, rec + 9 * j + 5);
+    gs_nbody_ref_get(job, h->pos, i, rec + 9 * j + 1), gs_nbody_ref_get(job, h->src, i, rec + 9 * j + 5);
     j++;
   }
   GS_CHECK_MPI(&job->run->where, MPI_Allgather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, MPI_COMM_WORLD));
@@ -92,10 +93,13 @@ static int gs_nbody_dtree_report_check(struct gs_nbody_dtree *d, const char *whe
          *diag = phi ? malloc(sizeof *diag * 2 * s1) : NULL;
   if (!all || !tgt || !got || !part || !sum || !ref || (phi && !diag))
     GS_DIE(&job->run->where, "malloc", "out of memory for the check");
-  gs_nbody_dtree_report_samples(d, src, S, all);
+  struct gs_nbody_dtree_mirror h;
+  gs_nbody_dtree_held_mirror(d, src, &h); /* the held bodies where the host reads them */
+  gs_nbody_dtree_report_samples(d, &h, S, all);
   for (uint64_t k = 0; k < S; k++)
     memcpy(tgt + 4 * k, all + 9 * k + 1, 4 * sizeof *tgt), memcpy(got + 4 * k, all + 9 * k + 5, 4 * sizeof *got);
-  gs_nbody_ref_partial(job, d->b.pos, d->b.n, tgt, n, part);
+  gs_nbody_ref_partial(job, h.pos, d->b.n, tgt, n, part);
+  gs_nbody_dtree_held_unmirror(&h);
   GS_CHECK_MPI(&job->run->where, MPI_Reduce(part, sum, 4 * n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));
   for (uint64_t k = 0; root && k < S; k++) {
     memcpy(ref + 5 * k, sum + 4 * k, 4 * sizeof *ref); /* ref[5k + 4] stays 0, as gs_nbody_ref's device sum */
@@ -103,7 +107,9 @@ static int gs_nbody_dtree_report_check(struct gs_nbody_dtree *d, const char *whe
   }
   if (phi) { /* the diagnostics' evaluation (it may move bodies: after src and the positions are read) */
     gs_nbody_dtree_let_eval(d, 1, 0, GS_NBODY_DTREE_SCRATCH | GS_NBODY_DTREE_DIAG, NULL);
-    gs_nbody_dtree_report_samples(d, d->scratch, S, all);
+    gs_nbody_dtree_held_mirror(d, d->scratch, &h);
+    gs_nbody_dtree_report_samples(d, &h, S, all);
+    gs_nbody_dtree_held_unmirror(&h);
     for (uint64_t k = 0; k < S; k++)
       diag[2 * k] = all[9 * k + 4], diag[2 * k + 1] = all[9 * k + 8]; /* mass, potential */
   }
