@@ -137,8 +137,12 @@ struct gs_tree_ops {
 struct gs_dtree_ops {
   const char *method; /* a line for the run header */
   int leaf;           /* bodies per leaf bucket where --leaf leaves it to the backend */
-  void *(*open)(gs_ctx *c);
+  int body_bytes[2];  /* bytes its state takes per held body (single, double), for the memory check */
+  /* The state, whose work runs on queue q (every primitive returns once it is done). */
+  void *(*open)(gs_ctx *c, gs_queue *q);
   void (*close)(gs_ctx *c, void *t);
+  /* The bytes of memory its state holds now (the backend's memory: the device's where it has one). */
+  size_t (*bytes)(gs_ctx *c, void *t);
   /* Per axis the least position and the negated greatest over b's bodies into m[6] (host; +inf
    * for no body): one MPI_MIN then gives the global cube. */
   void (*box)(gs_ctx *c, void *t, int precision, const struct gs_dtree_bodies *b, double m[6]);
@@ -246,6 +250,9 @@ struct gs_backend {
   void *(*alloc_host)(gs_ctx *c, size_t bytes);
   void (*free_host)(gs_ctx *c, void *p);
   void (*zero_device)(gs_ctx *c, void *p, size_t bytes, gs_queue *q);
+  /* The device's free and total memory now, whoever uses it (every process on it); NULL where the
+   * backend's memory is the host's. */
+  void (*mem_info)(gs_ctx *c, double *free_bytes, double *total_bytes);
 
   /* Queues and asynchronous copies on them. */
   gs_queue *(*queue_create)(gs_ctx *c);

@@ -31,10 +31,18 @@ void gs_backend_cpu_dtree_reserve(gs_ctx *c, struct gs_cpu_dtree *t, uint64_t no
   }
 }
 
-static void *gs_cpu_dtree_open(gs_ctx *c) {
+static void *gs_cpu_dtree_open(gs_ctx *c, gs_queue *q) {
+  (void)q; /* work runs at once */
   struct gs_cpu_dtree *t = calloc(1, sizeof *t);
   if (!t) GS_DIE(&c->where, "calloc", "out of memory");
   return t;
+}
+
+static size_t gs_cpu_dtree_bytes(gs_ctx *c, void *p) {
+  (void)c;
+  const struct gs_cpu_dtree *t = p;
+  return t->node_cap * sizeof *t->node + t->body_cap * 4 * sizeof *t->body + (size_t)t->ncell * sizeof *t->root +
+         t->out.cap;
 }
 
 static void gs_cpu_dtree_close(gs_ctx *c, void *p) {
@@ -273,8 +281,12 @@ const struct gs_dtree_ops gs_backend_cpu_dtree_ops = {
               "each domain cell (leaf buckets, default 8 bodies), monopole + traceless quadrupole in double, one "
               "depth-first walk per body over the merged tree (OpenMP, dynamic)",
     .leaf = GS_CPU_DTREE_LEAF,
+    /* the cells' nodes (at most 2 a body) twice, the tree's and the merged tree's, and the bodies in
+     * double and their ids twice */
+    .body_bytes = {4 * sizeof(struct gs_dtree_node) + 80, 4 * sizeof(struct gs_dtree_node) + 80},
     .open = gs_cpu_dtree_open,
     .close = gs_cpu_dtree_close,
+    .bytes = gs_cpu_dtree_bytes,
     .box = gs_backend_cpu_dbody_box,
     .sort = gs_backend_cpu_dbody_sort,
     .lower = gs_backend_cpu_dbody_lower,

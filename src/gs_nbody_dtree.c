@@ -128,12 +128,12 @@ static void gs_nbody_dtree_steps(void *s, const struct gs_step_times *t, int ste
 
 static void gs_nbody_dtree_final(void *s, long last) { gs_nbody_dtree_report_final(s, last, gs_nbody_dtree_tol(s)); }
 
-/* Per rank: its share of the bodies, each with its vectors, id, key and work twice (held and
- * kept), the scratch forces, the subtree's two nodes and a double body, and the merged tree's
- * copies; twice the share against imbalance and received bodies. */
+/* Per rank: its share of the bodies (half as many again on several ranks, for imbalance and the
+ * bodies received), each with its vectors, id, key and work, their kept copy (no key) and the
+ * scratch forces, and what the backend's state holds per body. */
 static double gs_nbody_dtree_memory(const struct gs_nbody_job *job, uint64_t n) {
-  double share = 2.0 * (double)n / job->run->size + 1024;
-  return share * (7.0 * (double)job->esz + 48 + 4 * sizeof(struct gs_dtree_node) + 80);
+  double share = (double)n / job->run->size * (job->run->size > 1 ? 1.5 : 1.0625) + 1024;
+  return share * (7.0 * (double)job->esz + 40 + job->be->dtree->body_bytes[job->prec]);
 }
 
 static void gs_nbody_dtree_adopt(const struct gs_ckpt_header *h, struct gs_nbody_opts *o,
@@ -155,7 +155,10 @@ static void *gs_nbody_dtree_open(struct gs_nbody_job *job) {
   struct gs_nbody_dtree *d = calloc(1, sizeof *d);
   if (!d) GS_DIE(&job->run->where, "calloc", "out of memory");
   d->job = job, d->ops = job->be->dtree;
-  d->tree = d->ops->open(job->ctx);
+  d->tree = d->ops->open(job->ctx, job->qc);
+  double total = 0;
+  if (job->be->mem_info) job->be->mem_info(job->ctx, &d->dev_free0, &total);
+  d->dev_free_min = d->dev_free0;
   d->first_cell = calloc((size_t)job->run->size + 1, sizeof *d->first_cell);
   d->rbytes = calloc((size_t)job->run->size, sizeof *d->rbytes);
   if (!d->first_cell || !d->rbytes) GS_DIE(&job->run->where, "calloc", "out of memory");

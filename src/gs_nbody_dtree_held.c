@@ -36,12 +36,12 @@ static void gs_nbody_dtree_held_reserve(struct gs_nbody_job *job, struct gs_dtre
                                         void **scratch) {
   if (n <= *cap && b->pos) return;
   uint64_t keep = b->pos ? b->n : 0;
-  *cap = n + n / 4 + 16;
+  *cap = n + n / 16 + 1024; /* a rank's count moves by a few per cent a step */
   gs_nbody_dtree_held_grow(job, &b->pos, job->esz, keep, *cap);
   gs_nbody_dtree_held_grow(job, &b->vel, job->esz, keep, *cap);
   gs_nbody_dtree_held_grow(job, &b->acc, job->esz, keep, *cap);
   gs_nbody_dtree_held_grow(job, (void **)&b->id, sizeof *b->id, keep, *cap);
-  gs_nbody_dtree_held_grow(job, (void **)&b->key, sizeof *b->key, keep, *cap);
+  if (scratch) gs_nbody_dtree_held_grow(job, (void **)&b->key, sizeof *b->key, keep, *cap); /* not in the kept copy */
   gs_nbody_dtree_held_grow(job, (void **)&b->work, sizeof *b->work, keep, *cap);
   if (scratch) gs_nbody_dtree_held_grow(job, scratch, job->esz, 0, *cap);
 }
@@ -67,9 +67,15 @@ static void gs_nbody_dtree_held_copy(struct gs_nbody_job *job, struct gs_dtree_b
   be->copy_d2d(job->ctx, to->vel, b->vel, b->n * job->esz, job->qc);
   be->copy_d2d(job->ctx, to->acc, b->acc, b->n * job->esz, job->qc);
   be->copy_d2d(job->ctx, to->id, b->id, b->n * sizeof *b->id, job->qc);
-  be->copy_d2d(job->ctx, to->key, b->key, b->n * sizeof *b->key, job->qc);
+  /* no key: the next evaluation sorts again, and makes them */
   be->copy_d2d(job->ctx, to->work, b->work, b->n * sizeof *b->work, job->qc);
   be->queue_sync(job->ctx, job->qc);
+}
+
+double gs_nbody_dtree_held_bytes(const struct gs_nbody_dtree *d) {
+  double e = (double)d->job->esz;
+  return (double)d->cap * (4 * e + 24) + (double)d->kept_cap * (3 * e + 16) + (double)d->send.cap +
+         (double)d->recv.cap + (double)d->let.cap;
 }
 
 void gs_nbody_dtree_held_keep(struct gs_nbody_dtree *d) {

@@ -38,6 +38,8 @@ struct gs_nbody_dtree {
   uint64_t migrated; /* bodies that changed rank, summed over the ranks and the run's steps */
   double *let_bytes; /* per step: bytes this rank sent (the report takes the busiest) */
   int let_n, let_cap;
+  double mem_own, mem_n;         /* the most bytes this rank's bodies and tree held after an evaluation, its bodies then */
+  double dev_free0, dev_free_min; /* the device's free memory when the solver opened and its least since (mem_info) */
 };
 
 /* Room for bytes in buf (backend memory; what it held is not kept). */
@@ -46,6 +48,8 @@ void gs_nbody_dtree_held_buf(struct gs_nbody_dtree *d, struct gs_nbody_dtree_buf
 void gs_nbody_dtree_held_unbuf(struct gs_nbody_dtree *d, struct gs_nbody_dtree_buf *buf);
 /* Room for n held bodies (their contents kept; the scratch forces grow alike). */
 void gs_nbody_dtree_held_room(struct gs_nbody_dtree *d, uint64_t n);
+/* The bytes the held bodies, their kept copy, the scratch forces and the exchange buffers take. */
+double gs_nbody_dtree_held_bytes(const struct gs_nbody_dtree *d);
 /* The held bodies into the kept copy, and back (the step's undo). */
 void gs_nbody_dtree_held_keep(struct gs_nbody_dtree *d);
 void gs_nbody_dtree_held_undo(struct gs_nbody_dtree *d);

@@ -54,6 +54,17 @@ static uint64_t gs_nbody_dtree_exchange(struct gs_nbody_dtree *d, const struct g
   return out;
 }
 
+/* The memory this rank holds now (the peak of an evaluation: the tree and the LETs are there), the
+ * most of it and the device's least free memory kept for the report. */
+static void gs_nbody_dtree_memory_now(struct gs_nbody_dtree *d) {
+  const struct gs_backend *be = d->job->be;
+  double own = gs_nbody_dtree_held_bytes(d) + (double)d->ops->bytes(d->job->ctx, d->tree), free = 0, total = 0;
+  if (own > d->mem_own) d->mem_own = own, d->mem_n = (double)d->b.n;
+  if (!be->mem_info) return;
+  be->mem_info(d->job->ctx, &free, &total);
+  if (free < d->dev_free_min) d->dev_free_min = free;
+}
+
 /* After the walk: its counters and the missing nodes summed over the ranks (one allreduce, every
  * rank), the failure if any node was missing, and the run's statistics. */
 static void gs_nbody_dtree_after(struct gs_nbody_dtree *d, uint64_t missing, uint64_t sent, uint64_t bytes, int first,
@@ -106,6 +117,7 @@ void gs_nbody_dtree_let_eval(struct gs_nbody_dtree *d, int potential, int first,
    * interactions per body become seconds of this rank's walk, the next cut's weights */
   if (!scratch) d->ops->spread(job->ctx, d->tree, &d->b, t4 - t3), d->measured = 1;
   gs_nbody_dtree_after(d, missing, sent, bytes, first, flags);
+  gs_nbody_dtree_memory_now(d);
   if (part) {
     part[GS_NBODY_DTREE_DOMAIN] = t1 - t0, part[GS_NBODY_DTREE_BUILD] = t2 - t1;
     part[GS_NBODY_DTREE_LET] = t3 - t2, part[GS_NBODY_DTREE_WALK] = t4 - t3;

@@ -258,6 +258,15 @@ static void gs_nbody_dtree_spread(struct gs_nbody_dtree *d, const struct gs_step
   free(v), free(mx);
 }
 
+/* The most memory a rank held (from its own allocations: the held bodies, their copies, the tree
+ * and the exchange buffers) and per body it held then, and how far the device's free memory fell
+ * since the solver opened (where the backend can say: every rank on that device), maxima over the
+ * ranks into v[3]. Collective. */
+static void gs_nbody_dtree_report_memory(struct gs_nbody_dtree *d, double v[3]) {
+  double mine[3] = {d->mem_own, d->mem_own / (d->mem_n > 1 ? d->mem_n : 1), d->dev_free0 - d->dev_free_min};
+  GS_CHECK_MPI(&d->job->run->where, MPI_Allreduce(mine, v, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+}
+
 void gs_nbody_dtree_report_steps(struct gs_nbody_dtree *d, const struct gs_step_times *times, int steps) {
   struct gs_nbody_job *job = d->job;
   const struct gs_run *run = job->run;
@@ -276,6 +285,8 @@ void gs_nbody_dtree_report_steps(struct gs_nbody_dtree *d, const struct gs_step_
     st[c] = gs_stats_slowest(&run->where, gs_stats_of(t + (size_t)c * steps, steps), NULL);
   free(t);
   gs_nbody_dtree_spread(d, times, steps, &bytes, &imb);
+  double mem[3];
+  gs_nbody_dtree_report_memory(d, mem);
   if (run->rank != 0) return;
   double rate = d->inter / st[0].median;
   printf("# per step (median of %d, slowest rank): total %.3f ms, domain update %.3f ms, build %.3f ms, LET exchange "
@@ -285,10 +296,18 @@ void gs_nbody_dtree_report_steps(struct gs_nbody_dtree *d, const struct gs_step_
          steps, st[0].median * 1e3, st[3].median * 1e3, st[1].median * 1e3, st[4].median * 1e3, bytes,
          st[2].median * 1e3, st[5].median * 1e3, imb, (unsigned long long)d->migrated, rate,
          d->flops / st[0].median / 1e9);
-  char extra[256];
+  printf("# memory per rank (the largest): %.4g GB of the rank's own allocations (held bodies, their copies, the tree, "
+         "the exchanges), %.0f bytes a body it held",
+         mem[0] / 1e9, mem[1]);
+  if (job->be->mem_info)
+    printf("; the device's memory in use grew by %.4g GB during the run (its free memory, every rank on it)",
+           mem[2] / 1e9);
+  printf("\n");
+  char extra[320];
   snprintf(extra, sizeof extra,
            "phase=step;solver=tree;layout=domains;domain_s=%.6g;build_s=%.6g;let_s=%.6g;let_bytes=%.6g;walk_s=%.6g;"
-           "imbalance=%.4g;migrated=%llu",
-           st[3].median, st[1].median, st[4].median, bytes, st[2].median, imb, (unsigned long long)d->migrated);
+           "imbalance=%.4g;migrated=%llu;mem_bytes=%.6g;body_bytes=%.4g",
+           st[3].median, st[1].median, st[4].median, bytes, st[2].median, imb, (unsigned long long)d->migrated,
+           mem[0], mem[1]);
   gs_nbody_ladder_step_row(job, "tree", &st[0], steps, rate, extra);
 }

@@ -84,7 +84,7 @@ static uint64_t ranks(struct gs_tree_args a, const struct gs_dtree_bodies *all, 
     uint64_t *own = malloc(sizeof *own * (size_t)(first[r + 1] - first[r] + 1));
     for (int k = first[r]; k <= first[r + 1]; k++)
       own[k - first[r]] = at[k] - at[first[r]];
-    t[r] = ops->open(NULL);
+    t[r] = ops->open(NULL, NULL);
     ops->build(NULL, t[r], &a, &v, own, table + first[r], first[r + 1] - first[r]);
     free(own);
   }
