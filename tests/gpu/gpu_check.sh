@@ -11,7 +11,8 @@
 #   large    the largest N of one GPU in the domains layout (GS_LARGE_N, default 2^28), one step
 #   scaling  on a machine of 2 or 4 GPUs: strong (2^24) and weak (2^24 a GPU) scaling of both
 #            layouts, and over the network stand-in (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1)
-# Every gpusim line a benchmark prints goes to DIR/<name>.log; summary.txt has one row a run.
+# DIR gets at most six files: summary.txt (one row a benchmark run), build.log, check.log, tests.log
+# (every test's own log), bench.log (every benchmark's whole output, one after another).
 set -uo pipefail
 dir=${1:?usage: gpu_check.sh DIR [build|suite|tree|large|scaling ...]}
 shift
@@ -49,8 +50,7 @@ if [[ " $parts " == *" suite "* ]]; then
   fi
   src=$?
   grep -E '^(PASS|FAIL|SKIP|ERROR|XPASS):' "$dir/check.log" | tee -a "$sum"
-  for l in tests/gpu/*.log tests/unit/*.log tests/mpi/*.log; do [ -f "$l" ] && cp "$l" "$dir/" 2>/dev/null; done
-  cp test-suite.log "$dir/" 2>/dev/null
+  for l in $(ls -tr tests/*/*.log 2>/dev/null); do printf '\n===== %s\n' "$l"; cat "$l"; done >"$dir/tests.log"
   note "suite: exit $src, $((SECONDS - t1)) s"
   [ $src = 0 ] || rc=1
 fi
@@ -62,19 +62,20 @@ bench() {
   while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
   shift
   local t=$SECONDS
-  env "${envs[@]}" timeout 590 "$mpirun" --oversubscribe --bind-to none -n "$np" ./gpusim nbody "$@" \
-    >"$dir/$name.log" 2>&1
+  local log=$dir/bench.tmp
+  env "${envs[@]}" timeout 590 "$mpirun" --oversubscribe --bind-to none -n "$np" ./gpusim nbody "$@" >"$log" 2>&1
   local r=$?
+  { printf '\n===== %s: %s ranks: %s %s\n' "$name" "$np" "${envs[*]}" "$*"; cat "$log"; } >>"$dir/bench.log"
   local step parts mem hash p99
-  step=$(sed -n 's/^# per step (median of [0-9]*, slowest rank): total \([0-9.]*\) ms.*/\1/p' "$dir/$name.log" | head -1)
-  parts=$(sed -n 's/^# per step .*domain update \([0-9.]*\) ms, build \([0-9.]*\) ms, LET exchange \([0-9.]*\) ms (\([0-9.e+]*\) bytes.*walk \([0-9.]*\) ms.*imbalance \([0-9.]*\).*/dom \1 build \2 let \3 (\4 B) walk \5 imb \6/p' "$dir/$name.log" | head -1)
-  [ -z "$parts" ] && parts=$(sed -n 's/^# per step .*tree build \([0-9.]*\) ms.*walk \([0-9.]*\) ms.*/build \1 walk \2/p' "$dir/$name.log" | head -1)
-  mem=$(sed -n 's/^# memory per rank (the largest): \([0-9.e+-]*\) GB.*, \([0-9]*\) bytes a body it held.*grew by \([0-9.e+-]*\) GB.*/mem \1 GB, \2 B\/body, device +\3 GB/p' "$dir/$name.log" | head -1)
-  hash=$(sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p' "$dir/$name.log")
-  p99=$(sed -n 's/^# tree check (start): .*99th percentile \([0-9.e+-]*\).*/\1/p' "$dir/$name.log" | head -1)
+  step=$(sed -n 's/^# per step (median of [0-9]*, slowest rank): total \([0-9.]*\) ms.*/\1/p' "$log" | head -1)
+  parts=$(sed -n 's/^# per step .*domain update \([0-9.]*\) ms, build \([0-9.]*\) ms, LET exchange \([0-9.]*\) ms (\([0-9.e+]*\) bytes.*walk \([0-9.]*\) ms.*imbalance \([0-9.]*\).*/dom \1 build \2 let \3 (\4 B) walk \5 imb \6/p' "$log" | head -1)
+  [ -z "$parts" ] && parts=$(sed -n 's/^# per step .*total [0-9.]* ms, build \([0-9.]*\) ms, walk \([0-9.]*\) ms, exchange \([0-9.]*\) ms.*/build \1 walk \2 exch \3/p' "$log" | head -1)
+  mem=$(sed -n 's/^# memory per rank (the largest): \([0-9.e+-]*\) GB.*, \([0-9]*\) bytes a body it held.*grew by \([0-9.e+-]*\) GB.*/mem \1 GB, \2 B\/body, device +\3 GB/p' "$log" | head -1)
+  hash=$(sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p' "$log")
+  p99=$(sed -n 's/^# tree check (start): .*99th percentile \([0-9.e+-]*\).*/\1/p' "$log" | head -1)
   note "$(printf '%-22s np %-2s exit %-3s step %-9s ms | %s | p99 %s | %s | %s | %ds' "$name" "$np" "$r" "${step:-?}" \
     "${parts:-?}" "${p99:-?}" "${mem:-}" "${hash:-?}" $((SECONDS - t)))"
-  [ $r = 0 ] || { tail -5 "$dir/$name.log"; rc=1; }
+  [ $r = 0 ] || { tail -5 "$log"; rc=1; }
 }
 n24=16777216
 plum="--ic plummer --theta 0.5 --eps 0.05 --precision single --progress off"
@@ -106,5 +107,6 @@ if [[ " $parts " == *" scaling "* ]] && [ "$ngpu" -ge 2 ]; then
       --iters 1 --exchange nccl
   done
 fi
+rm -f "$dir/bench.tmp"
 note "total: $((SECONDS - t0)) s, exit $rc"
 exit $rc
