@@ -38,7 +38,7 @@ struct gs_nbody_dtree {
   uint64_t migrated; /* bodies that changed rank, summed over the ranks and the run's steps */
   double *let_bytes; /* per step: bytes this rank sent (the report takes the busiest) */
   int let_n, let_cap;
-  double mem_own, mem_n;         /* the most bytes this rank's bodies and tree held after an evaluation, its bodies then */
+  double mem_own;                 /* the most bytes this rank's bodies and tree held after an evaluation */
   double dev_free0, dev_free_min; /* the device's free memory when the solver opened and its least since (mem_info) */
 };
 

@@ -259,12 +259,14 @@ static void gs_nbody_dtree_spread(struct gs_nbody_dtree *d, const struct gs_step
 }
 
 /* The most memory a rank held (from its own allocations: the held bodies, their copies, the tree
- * and the exchange buffers) and per body it held then, and how far the device's free memory fell
- * since the solver opened (where the backend can say: every rank on that device), maxima over the
- * ranks into v[3]. Collective. */
+ * and the exchange buffers; the largest over the ranks), the ranks' together per body of the run,
+ * and how far the device's free memory fell since the solver opened (where the backend can say:
+ * every rank on that device; the largest) into v[3]. Collective. */
 static void gs_nbody_dtree_report_memory(struct gs_nbody_dtree *d, double v[3]) {
-  double mine[3] = {d->mem_own, d->mem_own / (d->mem_n > 1 ? d->mem_n : 1), d->dev_free0 - d->dev_free_min};
-  GS_CHECK_MPI(&d->job->run->where, MPI_Allreduce(mine, v, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  double mine[3] = {d->mem_own, d->dev_free0 - d->dev_free_min}, all = 0;
+  GS_CHECK_MPI(&d->job->run->where, MPI_Allreduce(mine, v, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  GS_CHECK_MPI(&d->job->run->where, MPI_Allreduce(&d->mem_own, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+  v[2] = v[1], v[1] = all / (d->job->n ? (double)d->job->n : 1);
 }
 
 void gs_nbody_dtree_report_steps(struct gs_nbody_dtree *d, const struct gs_step_times *times, int steps) {
@@ -297,7 +299,7 @@ void gs_nbody_dtree_report_steps(struct gs_nbody_dtree *d, const struct gs_step_
          st[2].median * 1e3, st[5].median * 1e3, imb, (unsigned long long)d->migrated, rate,
          d->flops / st[0].median / 1e9);
   printf("# memory per rank (the largest): %.4g GB of the rank's own allocations (held bodies, their copies, the tree, "
-         "the exchanges), %.0f bytes a body it held",
+         "the exchanges), %.0f bytes a body over the ranks",
          mem[0] / 1e9, mem[1]);
   if (job->be->mem_info)
     printf("; the device's memory in use grew by %.4g GB during the run (its free memory, every rank on it)",

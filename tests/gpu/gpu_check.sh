@@ -70,7 +70,7 @@ bench() {
   step=$(sed -n 's/^# per step (median of [0-9]*, slowest rank): total \([0-9.]*\) ms.*/\1/p' "$log" | head -1)
   parts=$(sed -n 's/^# per step .*domain update \([0-9.]*\) ms, build \([0-9.]*\) ms, LET exchange \([0-9.]*\) ms (\([0-9.e+]*\) bytes.*walk \([0-9.]*\) ms.*imbalance \([0-9.]*\).*/dom \1 build \2 let \3 (\4 B) walk \5 imb \6/p' "$log" | head -1)
   [ -z "$parts" ] && parts=$(sed -n 's/^# per step .*total [0-9.]* ms, build \([0-9.]*\) ms, walk \([0-9.]*\) ms, exchange \([0-9.]*\) ms.*/build \1 walk \2 exch \3/p' "$log" | head -1)
-  mem=$(sed -n 's/^# memory per rank (the largest): \([0-9.e+-]*\) GB.*, \([0-9]*\) bytes a body it held.*grew by \([0-9.e+-]*\) GB.*/mem \1 GB, \2 B\/body, device +\3 GB/p' "$log" | head -1)
+  mem=$(sed -n 's/^# memory per rank (the largest): \([0-9.e+-]*\) GB.*, \([0-9]*\) bytes a body over the ranks.*grew by \([0-9.e+-]*\) GB.*/mem \1 GB, \2 B\/body, device +\3 GB/p' "$log" | head -1)
   hash=$(sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p' "$log")
   p99=$(sed -n 's/^# tree check (start): .*99th percentile \([0-9.e+-]*\).*/\1/p' "$log" | head -1)
   note "$(printf '%-22s np %-2s exit %-3s step %-9s ms | %s | p99 %s | %s | %s | %ds' "$name" "$np" "$r" "${step:-?}" \

@@ -53,7 +53,7 @@ echo "ok: Plummer 20000: the same state $first on 1, 2 and 4 ranks"
 out1=$out
 for want in '^# tree layout: domains' '^# tree method: CUDA: ' \
   '^# per step \(median of 3, slowest rank\): total [0-9.]+ ms, domain update [0-9.]+ ms, build [0-9.]+ ms, LET exchange' \
-  '^# memory per rank \(the largest\): [0-9.e+-]+ GB .*, [0-9]+ bytes a body it held; the device'; do
+  '^# memory per rank \(the largest\): [0-9.e+-]+ GB .*, [0-9]+ bytes a body over the ranks; the device'; do
   echo "$out1" | grep -E "$want" >/dev/null || { echo "$out1"; gs_fail "no line matching '$want'"; }
 done
 same "1 4" --precision double --n 20000 --steps 2 --tree-cell 512
