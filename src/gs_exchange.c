@@ -208,9 +208,17 @@ static void gs_exchange_ints(struct gs_exchange *x, int P, const uint64_t *bytes
   }
 }
 
-/* MPI's alltoallv over buffers it can read, polled (a peer gone is noticed). */
+/* MPI's alltoallv over buffers it can read, polled (a peer gone is noticed). A rank that sends
+ * nothing hands MPI a buffer of its own: Open MPI's nonblocking collectives (libnbc) take send ==
+ * recv for MPI_IN_PLACE and would send what recv holds, which no peer expects (a hang, seen with 2
+ * ranks of which one sent nothing through a staging buffer whose two halves then coincided). */
 static void gs_exchange_mpi_alltoallv(struct gs_exchange *x, const void *send, const uint64_t *sbytes, void *recv,
                                       const uint64_t *rbytes, int P) {
+  static const char none[16];
+  uint64_t out = 0;
+  for (int r = 0; r < P; r++)
+    out += sbytes[r];
+  if (!out) send = none;
   int *sc = malloc(sizeof *sc * 4 * (size_t)P);
   if (!sc) GS_DIE(x->where, "malloc", "out of memory");
   int *sd = sc + P, *rc = sc + 2 * P, *rd = sc + 3 * P;

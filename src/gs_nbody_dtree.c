@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "gs_checkpoint.h"
+#include "gs_nbody_dtree_cells.h"
 #include "gs_nbody_dtree_let.h"
 #include "gs_nbody_dtree_report.h"
 #include "gs_nbody_setup.h"
@@ -182,6 +183,7 @@ static void gs_nbody_dtree_close(void *s) {
   struct gs_nbody_dtree *d = s;
   d->ops->close(d->job->ctx, d->tree);
   gs_nbody_dtree_held_free(d);
+  gs_nbody_dtree_cells_free(d);
   free(d->cell), free(d->first_cell), free(d->at), free(d->rbytes);
   free(d->let_bytes);
   free(d);

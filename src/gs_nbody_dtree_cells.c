@@ -123,6 +123,46 @@ static int gs_nbody_dtree_cells_by_order(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* The cells of the last cut in curve order: the same cells (most evaluations: bodies drift a
+ * little) give the same order, which costs a Hilbert index and a sort of m cells to make again
+ * (about 7 ms of host time at m = 14000, half a step's budget at 2^24 bodies on one GPU). */
+struct gs_dtree_curve {
+  int n, cap;
+  uint64_t *key;
+  int *level;
+  struct gs_dtree_place *pl;
+};
+
+/* d's cells in curve order, from the cache where the cells are the last cut's. */
+static const struct gs_dtree_place *gs_nbody_dtree_cells_curve(struct gs_nbody_dtree *d) {
+  struct gs_dtree_curve *c = d->curve;
+  int nc = d->ncell, same = c && c->n == nc;
+  for (int k = 0; same && k < nc; k++)
+    same = c->key[k] == d->cell[k].key && c->level[k] == d->cell[k].level;
+  if (same) return c->pl;
+  if (!c && !(c = d->curve = calloc(1, sizeof *c))) GS_DIE(&d->job->run->where, "calloc", "out of memory");
+  if (nc > c->cap) {
+    c->cap = nc + nc / 4 + 16;
+    free(c->key), free(c->level), free(c->pl);
+    c->key = malloc(sizeof *c->key * (size_t)c->cap), c->level = malloc(sizeof *c->level * (size_t)c->cap);
+    c->pl = malloc(sizeof *c->pl * (size_t)c->cap);
+    if (!c->key || !c->level || !c->pl) GS_DIE(&d->job->run->where, "malloc", "out of memory");
+  }
+  c->n = nc;
+  for (int k = 0; k < nc; k++) {
+    c->key[k] = d->cell[k].key, c->level[k] = d->cell[k].level;
+    c->pl[k] = (struct gs_dtree_place){gs_nbody_dtree_cells_order(&d->cell[k]), k};
+  }
+  qsort(c->pl, (size_t)nc, sizeof *c->pl, gs_nbody_dtree_cells_by_order);
+  return c->pl;
+}
+
+void gs_nbody_dtree_cells_free(struct gs_nbody_dtree *d) {
+  if (d->curve) free(d->curve->key), free(d->curve->level), free(d->curve->pl);
+  free(d->curve);
+  d->curve = NULL;
+}
+
 /* The held bodies of table cells c0 .. c0 + nc - 1 (in key order, as the held bodies): cell c0 +
  * k's are [at[k], at[k + 1]) (the cells cover every held body's key). */
 static void gs_nbody_dtree_cells_at(struct gs_nbody_dtree *d, int c0, int nc, uint64_t *at) {
@@ -139,9 +179,8 @@ static void gs_nbody_dtree_cells_at(struct gs_nbody_dtree *d, int c0, int nc, ui
 static void gs_nbody_dtree_cut(struct gs_nbody_dtree *d, const uint64_t *at) {
   struct gs_nbody_job *job = d->job;
   int P = job->run->size, nc = d->ncell;
-  double *w = calloc((size_t)nc, sizeof *w), total = 0, before = 0;
-  struct gs_dtree_place *pl = malloc(sizeof *pl * (size_t)(nc ? nc : 1));
-  if (!w || !pl) GS_DIE(&job->run->where, "calloc", "out of memory");
+  double *w = calloc((size_t)(nc ? nc : 1), sizeof *w), total = 0, before = 0;
+  if (!w) GS_DIE(&job->run->where, "calloc", "out of memory");
   if (d->measured) {
     d->ops->sums(job->ctx, d->tree, &d->b, at, nc, w);
     GS_CHECK_MPI(&job->run->where, MPI_Allreduce(MPI_IN_PLACE, w, nc, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
@@ -151,16 +190,14 @@ static void gs_nbody_dtree_cut(struct gs_nbody_dtree *d, const uint64_t *at) {
   if (!(total > 0)) /* nothing measured: by count */
     for (int k = 0; k < nc; k++)
       total += w[k] = (double)d->cell[k].node.count;
-  for (int k = 0; k < nc; k++)
-    pl[k] = (struct gs_dtree_place){gs_nbody_dtree_cells_order(&d->cell[k]), k};
-  qsort(pl, (size_t)nc, sizeof *pl, gs_nbody_dtree_cells_by_order);
+  const struct gs_dtree_place *pl = gs_nbody_dtree_cells_curve(d);
   for (int j = 0; j < nc; j++) {
     int k = pl[j].k;
     double mid = total > 0 ? (before + 0.5 * w[k]) / total * P : 0;
     d->cell[k].owner = mid >= P ? P - 1 : (int)mid;
     before += w[k];
   }
-  free(w), free(pl);
+  free(w);
 }
 
 /* Every held body (cell k's: at, gs_nbody_dtree_cells_at of the whole table) to its cell's owner, as

@@ -27,6 +27,7 @@ struct gs_nbody_dtree {
   struct gs_dtree_cell *cell; /* the cell table, (owner, key) order */
   int ncell, cell_cap;
   int *first_cell; /* P + 1: rank r owns cells [first_cell[r], first_cell[r + 1]) */
+  struct gs_dtree_curve *curve; /* the cells' order on the curve, kept while the cells stay (cells.c) */
   uint64_t *at;    /* this rank's cells' bodies: [at[k], at[k + 1]) of b */
   uint64_t C;      /* most bodies in a cell (with the leaf bucket's size at least) */
   int measured;    /* the bodies' work holds a walk's seconds (else the cut is by count) */
