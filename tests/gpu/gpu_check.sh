@@ -42,6 +42,7 @@ mpirun=${mpirun:-mpirun}
 
 if [[ " $parts " == *" suite "* ]]; then
   t1=$SECONDS
+  export GS_TIMEOUT=${GS_TIMEOUT:-150} # a hung run fails its test in minutes, not the call's whole time
   tests=${GS_CHECK_TESTS:-$(ls tests/gpu/*.sh tests/gpu/test_gpu_*.c | sed 's/\.c$//' | grep -v gpu_check.sh | tr '\n' ' ')}
   if [ "$tests" = all ]; then
     GPUSIM_REQUIRE_GPU=1 make -j8 check >"$dir/check.log" 2>&1
@@ -82,16 +83,17 @@ plum="--ic plummer --theta 0.5 --eps 0.05 --precision single --progress off"
 
 if [[ " $parts " == *" tree "* ]]; then
   note "# tree, one GPU: 2^24 Plummer, theta 0.5, eps 0.05, float (ms a step: the median of the steps, the slowest rank)"
-  bench d1 1 -- --backend cuda --solver tree --tree-layout domains --n $n24 $plum --steps 5 --iters 3
-  bench r1 1 -- --backend cuda --solver tree --tree-layout replicated --n $n24 $plum --steps 5 --iters 3
-  bench d1b 1 -- --backend cuda --solver tree --tree-layout domains --n $n24 $plum --steps 5 --iters 3
-  bench d2s 2 -- --backend cuda --gpu-share --solver tree --tree-layout domains --n $n24 $plum --steps 5 --iters 1
-  bench d4s 4 -- --backend cuda --gpu-share --solver tree --tree-layout domains --n $n24 $plum --steps 5 --iters 1
+  one=CUDA_VISIBLE_DEVICES=0 # one GPU, whatever the machine has
+  bench d1 1 $one -- --backend cuda --solver tree --tree-layout domains --n $n24 $plum --steps 5 --iters 3
+  bench r1 1 $one -- --backend cuda --solver tree --tree-layout replicated --n $n24 $plum --steps 5 --iters 3
+  bench d1b 1 $one -- --backend cuda --solver tree --tree-layout domains --n $n24 $plum --steps 5 --iters 3
+  bench d2s 2 $one -- --backend cuda --gpu-share --solver tree --tree-layout domains --n $n24 $plum --steps 5 --iters 1
+  bench d4s 4 $one -- --backend cuda --gpu-share --solver tree --tree-layout domains --n $n24 $plum --steps 5 --iters 1
 fi
 
 if [[ " $parts " == *" large "* ]]; then
   nl=${GS_LARGE_N:-268435456}
-  bench large 1 -- --backend cuda --solver tree --tree-layout domains --n "$nl" $plum --steps 1 --iters 1
+  bench large 1 CUDA_VISIBLE_DEVICES=0 -- --backend cuda --solver tree --tree-layout domains --n "$nl" $plum --steps 1 --iters 1
 fi
 
 if [[ " $parts " == *" scaling "* ]] && [ "$ngpu" -ge 2 ]; then
