@@ -41,7 +41,9 @@ struct gs_ckpt_header {
   int32_t leaf;           /* the tree's (0: the backend's choice) */
   int32_t p0_set;         /* 1: p0 is the momentum at step 0 (0: a checkpoint written before it) */
   double p0[3];           /* for the momentum drift |P - P0| after a restart */
-  char pad[512 - 264];   /* room for later fields */
+  uint64_t tree_cell;     /* the tree's --tree-cell (0: its default, or a checkpoint written before it): the
+                           * CUDA tree's groups never span a cell, so a restart must cut the same cells */
+  char pad[512 - 272];   /* room for later fields */
 };
 
 /* FNV-1a 64 over len bytes, continuing from h (start with GS_FNV_OFFSET). */

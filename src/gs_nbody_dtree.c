@@ -139,7 +139,8 @@ static double gs_nbody_dtree_memory(const struct gs_nbody_job *job, uint64_t n) 
 
 static void gs_nbody_dtree_adopt(const struct gs_ckpt_header *h, struct gs_nbody_opts *o,
                                  const struct gs_options *opt) {
-  gs_nbody_tree_solver_adopt(h, o, opt); /* the same settings as the replicated layout's */
+  gs_nbody_tree_solver_adopt(h, o, opt); /* the same settings as the replicated layout's, and the cells' */
+  if (!gs_options_given(opt, "tree-cell")) o->tree_cell = h->tree_cell;
 }
 
 static int gs_nbody_dtree_check(struct gs_nbody_job *job, struct gs_msg *msg) {
@@ -177,6 +178,7 @@ static double gs_nbody_dtree_interactions(void *s) { return ((struct gs_nbody_dt
 
 static void gs_nbody_dtree_ckpt(const struct gs_nbody_job *job, struct gs_ckpt_header *h) {
   gs_nbody_tree_solver_ckpt(job, h); /* layout-free: any layout restarts it */
+  h->tree_cell = job->o->tree_cell;  /* a domains restart cuts the same cells (the replicated one ignores it) */
 }
 
 static void gs_nbody_dtree_close(void *s) {

@@ -97,6 +97,17 @@ static void gs_nbody_dtree_make_cells(struct gs_nbody_dtree *d) {
   free(p);
 }
 
+/* Every third bit of v from bit 0, packed (the inverse of the key's digit spread). */
+static uint32_t gs_nbody_dtree_cells_compact(uint64_t v) {
+  v &= 0x1249249249249249ull;
+  v = (v ^ (v >> 2)) & 0x10c30c30c30c30c3ull;
+  v = (v ^ (v >> 4)) & 0x100f00f00f00f00full;
+  v = (v ^ (v >> 8)) & 0x1f0000ff0000ffull;
+  v = (v ^ (v >> 16)) & 0x1f00000000ffffull;
+  v = (v ^ (v >> 32)) & 0x1fffffull;
+  return (uint32_t)v;
+}
+
 /* The cut's order of cell c: the first index of its run on the Hilbert curve of the key grid (a
  * cube of level L is one run, whose top 3 L bits are the index of any of its points). Built with
  * -DGS_NBODY_DTREE_MORTON_CUT (a switch for measurement): the key itself, the Morton order. */
@@ -104,10 +115,9 @@ static uint64_t gs_nbody_dtree_cells_order(const struct gs_dtree_cell *c) {
 #ifdef GS_NBODY_DTREE_MORTON_CUT
   return c->key;
 #else
-  uint32_t g[3] = {0, 0, 0}; /* the key's digits are x | y << 1 | z << 2 (gs_dtree.h) */
-  for (int b = GS_DTREE_BITS - 1; b >= 0; b--)
-    for (int a = 0; a < 3; a++)
-      g[a] |= (uint32_t)((c->key >> (3 * b + a)) & 1) << b;
+  uint32_t g[3]; /* the key's digits are x | y << 1 | z << 2 (gs_dtree.h) */
+  for (int a = 0; a < 3; a++)
+    g[a] = gs_nbody_dtree_cells_compact(c->key >> a);
   return gs_hilbert_index(g, GS_DTREE_BITS) & ~(gs_nbody_dtree_span(c->level) - 1);
 #endif
 }
@@ -123,42 +133,58 @@ static int gs_nbody_dtree_cells_by_order(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* The cells of the last cut in curve order: the same cells (most evaluations: bodies drift a
- * little) give the same order, which costs a Hilbert index and a sort of m cells to make again
- * (about 7 ms of host time at m = 14000, half a step's budget at 2^24 bodies on one GPU). */
+/* The cells of the last cut and their places on the curve: most cells of an evaluation are the
+ * last one's (bodies drift a little), whose Hilbert index is then looked up, not made again (m
+ * indices cost about 7 ms of host time at m = 14000, which is half a step's budget at 2^24 bodies
+ * on one GPU); the same cells give the same order without a sort. */
 struct gs_dtree_curve {
   int n, cap;
-  uint64_t *key;
+  uint64_t *key, *order;
   int *level;
   struct gs_dtree_place *pl;
 };
 
-/* d's cells in curve order, from the cache where the cells are the last cut's. */
+/* Room for n cells in c. */
+static void gs_nbody_dtree_cells_curve_room(struct gs_nbody_dtree *d, struct gs_dtree_curve *c, int n) {
+  if (n <= c->cap) return;
+  c->cap = n + n / 4 + 16;
+  c->key = realloc(c->key, sizeof *c->key * (size_t)c->cap);
+  c->order = realloc(c->order, sizeof *c->order * (size_t)c->cap);
+  c->level = realloc(c->level, sizeof *c->level * (size_t)c->cap);
+  c->pl = realloc(c->pl, sizeof *c->pl * (size_t)c->cap);
+  if (!c->key || !c->order || !c->level || !c->pl) GS_DIE(&d->job->run->where, "realloc", "out of memory");
+}
+
+/* d's cells in curve order: each cell's index from the last cut's where it was a cell then (both
+ * lists are in key order: one merge), the rest made; sorted unless the cells are the same. */
 static const struct gs_dtree_place *gs_nbody_dtree_cells_curve(struct gs_nbody_dtree *d) {
   struct gs_dtree_curve *c = d->curve;
-  int nc = d->ncell, same = c && c->n == nc;
-  for (int k = 0; same && k < nc; k++)
-    same = c->key[k] == d->cell[k].key && c->level[k] == d->cell[k].level;
-  if (same) return c->pl;
   if (!c && !(c = d->curve = calloc(1, sizeof *c))) GS_DIE(&d->job->run->where, "calloc", "out of memory");
-  if (nc > c->cap) {
-    c->cap = nc + nc / 4 + 16;
-    free(c->key), free(c->level), free(c->pl);
-    c->key = malloc(sizeof *c->key * (size_t)c->cap), c->level = malloc(sizeof *c->level * (size_t)c->cap);
-    c->pl = malloc(sizeof *c->pl * (size_t)c->cap);
-    if (!c->key || !c->level || !c->pl) GS_DIE(&d->job->run->where, "malloc", "out of memory");
-  }
-  c->n = nc;
+  int nc = d->ncell, same = c->n == nc, j = 0;
+  uint64_t *order = malloc(sizeof *order * (size_t)(nc ? nc : 1));
+  if (!order) GS_DIE(&d->job->run->where, "malloc", "out of memory");
   for (int k = 0; k < nc; k++) {
-    c->key[k] = d->cell[k].key, c->level[k] = d->cell[k].level;
-    c->pl[k] = (struct gs_dtree_place){gs_nbody_dtree_cells_order(&d->cell[k]), k};
+    const struct gs_dtree_cell *x = &d->cell[k];
+    while (j < c->n && c->key[j] < x->key) j++;
+    int hit = j < c->n && c->key[j] == x->key && c->level[j] == x->level;
+    order[k] = hit ? c->order[j] : gs_nbody_dtree_cells_order(x);
+    same &= hit && j == k;
   }
-  qsort(c->pl, (size_t)nc, sizeof *c->pl, gs_nbody_dtree_cells_by_order);
+  if (!same) {
+    gs_nbody_dtree_cells_curve_room(d, c, nc);
+    c->n = nc;
+    for (int k = 0; k < nc; k++) {
+      c->key[k] = d->cell[k].key, c->level[k] = d->cell[k].level, c->order[k] = order[k];
+      c->pl[k] = (struct gs_dtree_place){order[k], k};
+    }
+    qsort(c->pl, (size_t)nc, sizeof *c->pl, gs_nbody_dtree_cells_by_order);
+  }
+  free(order);
   return c->pl;
 }
 
 void gs_nbody_dtree_cells_free(struct gs_nbody_dtree *d) {
-  if (d->curve) free(d->curve->key), free(d->curve->level), free(d->curve->pl);
+  if (d->curve) free(d->curve->key), free(d->curve->order), free(d->curve->level), free(d->curve->pl);
   free(d->curve);
   d->curve = NULL;
 }
