@@ -98,8 +98,9 @@ static inline cudaError_t gs_tr_dmerged_room(gs_tree_dstate *s, uint64_t nodes, 
 {
   cudaError_t e = cudaSuccess;
   if (vs != s->mvs) keep_nodes = keep_bodies = 0;
+  /* a sixteenth to spare: the node arrays are 80 or 144 bytes a body, the largest of the state */
   if (nodes > s->mcap || vs != s->mvs) {
-    const uint64_t cap = nodes + nodes / 4 + 64;
+    const uint64_t cap = nodes + nodes / 16 + 64;
     void **p[6] = {&s->cm, &s->qd, &s->lo, &s->hi, (void **)&s->child, (void **)&s->range};
     const size_t row[6] = {(size_t)vs, (size_t)vs, (size_t)vs, (size_t)vs, 8, 8};
     for (int k = 0; k < 6 && e == cudaSuccess; k++) {
@@ -113,7 +114,7 @@ static inline cudaError_t gs_tr_dmerged_room(gs_tree_dstate *s, uint64_t nodes, 
     s->mcap = cap;
   }
   if (e == cudaSuccess && (bodies > s->scap || vs != s->mvs)) {
-    const uint64_t cap = bodies + bodies / 4 + 64;
+    const uint64_t cap = bodies + bodies / 16 + 64;
     void *q = NULL;
     if ((e = cudaMalloc(&q, (size_t)vs * cap)) != cudaSuccess) return e;
     if (s->spos && keep_bodies) e = cudaMemcpyAsync(q, s->spos, (size_t)vs * keep_bodies, cudaMemcpyDeviceToDevice, st);

@@ -269,6 +269,10 @@ static uint64_t gs_nbody_dtree_migrate(struct gs_nbody_dtree *d, const uint64_t 
   gs_nbody_dtree_held_room(d, at0 + in);
   d->ops->unpack(job->ctx, d->tree, job->prec, d->recv.p, in, &d->b, at0);
   d->b.n = at0 + in;
+  /* a migration of many bodies (the first evaluation's, from the id slices) leaves its buffers to
+   * no later one, which moves a few per cent at most: 128 bytes a held body not kept */
+  if (d->send.cap > row * (d->b.n / 8 + 4096)) gs_nbody_dtree_held_unbuf(d, &d->send);
+  if (d->recv.cap > row * (d->b.n / 8 + 4096)) gs_nbody_dtree_held_unbuf(d, &d->recv);
   *moved = pack || got > 0;
   free(cnt), free(run), free(next);
   return sent;
