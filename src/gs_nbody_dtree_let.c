@@ -58,11 +58,11 @@ static uint64_t gs_nbody_dtree_exchange(struct gs_nbody_dtree *d, const struct g
  * most of it and the device's least free memory kept for the report. */
 static void gs_nbody_dtree_memory_now(struct gs_nbody_dtree *d) {
   const struct gs_backend *be = d->job->be;
-  double own = gs_nbody_dtree_held_bytes(d) + (double)d->ops->bytes(d->job->ctx, d->tree), free = 0, total = 0;
+  double own = gs_nbody_dtree_held_bytes(d) + (double)d->ops->bytes(d->job->ctx, d->tree), avail = 0, total = 0;
   if (own > d->mem_own) d->mem_own = own;
   if (!be->mem_info) return;
-  be->mem_info(d->job->ctx, &free, &total);
-  if (free < d->dev_free_min) d->dev_free_min = free;
+  be->mem_info(d->job->ctx, &avail, &total);
+  if (avail < d->dev_free_min) d->dev_free_min = avail;
 }
 
 /* After the walk: its counters and the missing nodes summed over the ranks (one allreduce, every
