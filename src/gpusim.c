@@ -11,6 +11,7 @@
 #include "gs_mainjob.h"
 #include "gs_mpi.h"
 #include "gs_options.h"
+#include "gs_version.h"
 
 /* End the job with status on every rank, after a clean MPI_Finalize. */
 static int gs_finish(struct gs_run *run, int status) {
@@ -36,8 +37,7 @@ int main(int argc, char **argv) {
   }
   if (opt.help || opt.version) {
     if (rank == 0 && opt.help) gs_command_help(stdout, opt.wl);
-    if (rank == 0 && opt.version && !opt.help)
-      printf("gpusim %s (git %s)\nconfigure: %s\n", PACKAGE_VERSION, GS_GIT_REVISION, GS_CONFIGURE_ARGS);
+    if (rank == 0 && opt.version && !opt.help) gs_version_print(stdout, "", NULL);
     return gs_finish(NULL, GS_OK);
   }
 
