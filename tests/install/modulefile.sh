@@ -3,7 +3,8 @@
 # installation's directories: a Tcl modulefile naming the installed bin, man and templates
 # directories. Then, with every module system found here (Environment Modules, Lmod), in a login
 # shell's clean environment: `module use DIR; module load gpusim` puts the installed gpusim first
-# on PATH, its man pages on MANPATH (man finds gpusim-scaling(1), and still the system's pages)
+# on PATH, its man pages on MANPATH (man finds gpusim-scaling(1), and still the system's pages
+# where it found them before)
 # and GPUSIM_JOB_TEMPLATES on the templates; `module unload gpusim` takes all of it back. Skips
 # (77) after the file's checks where no module system is installed (Debian: environment-modules
 # or lmod).
@@ -27,10 +28,11 @@ done
 for init in $inits; do
   out=$(env -i HOME="$GS_INST_TMP" PATH=/usr/bin:/bin bash -c '
     . "$1" || exit 1
+    command -v man >/dev/null && man -w ls >/dev/null 2>&1 && echo "system man pages before: yes"
     module use "$2" && module load gpusim || exit 1
     echo "gpusim=$(command -v gpusim)"
     echo "templates=$GPUSIM_JOB_TEMPLATES"
-    command -v man >/dev/null && { echo "man=$(man -w gpusim-scaling)"; man -w ls >/dev/null && echo "system man pages: yes"; }
+    command -v man >/dev/null && { echo "man=$(man -w gpusim-scaling)"; man -w ls >/dev/null && echo "system man pages after: yes"; }
     module unload gpusim || exit 1
     echo "after unload: gpusim=$(command -v gpusim) templates=${GPUSIM_JOB_TEMPLATES:-}"
   ' sh "$init" "$GS_INST_MODULEDIR" 2>&1)
@@ -41,7 +43,8 @@ for init in $inits; do
   echo "$out" | grep -Fx "templates=$GS_INST_JOBSDIR" >/dev/null || gs_fail "$init: GPUSIM_JOB_TEMPLATES"
   if echo "$out" | grep '^man=' >/dev/null; then
     echo "$out" | grep -Fx "man=$GS_INST_MANDIR/man1/gpusim-scaling.1" >/dev/null || gs_fail "$init: man does not find the installed gpusim-scaling(1)"
-    echo "$out" | grep -Fx "system man pages: yes" >/dev/null || gs_fail "$init: with the module loaded, man no longer finds ls(1)"
+    ! echo "$out" | grep -Fx "system man pages before: yes" >/dev/null || echo "$out" | grep -Fx "system man pages after: yes" >/dev/null ||
+      gs_fail "$init: with the module loaded, man no longer finds ls(1)"
   fi
   echo "$out" | grep -Fx "after unload: gpusim= templates=" >/dev/null || gs_fail "$init: module unload gpusim left gpusim or GPUSIM_JOB_TEMPLATES"
   echo "ok: $init: module load gpusim / unload"
