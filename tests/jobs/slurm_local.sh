@@ -508,7 +508,7 @@ echo "test-scale sbatch: \${args[*]} \$script" >&2
 exec timeout 600 "$real_sbatch" "\${args[@]}" "\$script"
 EOF
 chmod +x "$T/exbin/sbatch"
-gs_examples | awk -F'\t' '$2 == "sbatch"' >"$T/ex.list"
+gs_examples_distinct | awk -F'\t' '$2 == "sbatch"' >"$T/ex.list"
 [ -s "$T/ex.list" ] || fail "no sbatch examples"
 i=0
 while IFS="$(printf '\t')" read -r where kind cmd; do
