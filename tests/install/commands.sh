@@ -26,7 +26,8 @@ for c in gpusim gpusim-scaling gpusim-plot; do
     gs_fail "$c: man page OPTIONS '$(echo $opts_man)', --help '$(echo $opts_help)'"
   echo "ok: $c: --help and $man ($(echo $opts_help | wc -w) options)"
 done
-# The installed gpusim-scaling runs the installed gpusim, wherever it is run from.
-gpusim-scaling --help | tr -s ' \n' '  ' | grep -F "[\$GPUSIM, $GS_INST_BINDIR/gpusim]" >/dev/null ||
+# The installed gpusim-scaling runs the installed gpusim, wherever it is run from. (--help wraps
+# a long path at its hyphens: compared without blanks.)
+gpusim-scaling --help | tr -d ' \n' | grep -F "[\$GPUSIM,$(echo "$GS_INST_BINDIR" | tr -d ' ')/gpusim]" >/dev/null ||
   gs_fail "gpusim-scaling --help: --gpusim's default is not the installed gpusim"
 echo "PASS"
