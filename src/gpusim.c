@@ -1,28 +1,17 @@
-/* gpusim.c: main. MPI start-up, the workload table, option parsing, dispatch (no subcommand: the
- * main job, gs_mainjob.c) and exit codes: 0 ok, 1 failed verification or runtime error, 2 bad
- * input (one line from rank 0). */
+/* gpusim.c: main. MPI start-up, option parsing and dispatch (a subcommand: gs_command.c; none: the
+ * main job, gs_mainjob.c, whose parts go through the same dispatcher), --help and --version, and
+ * exit codes: 0 ok, 1 failed verification or runtime error, 2 bad input (one line from rank 0). */
 #include <config.h>
 
 #include <mpi.h>
 #include <stdio.h>
 
+#include "gs_command.h"
 #include "gs_error.h"
-#include "gs_info.h"
 #include "gs_mainjob.h"
-#include "gs_matmul.h"
 #include "gs_mpi.h"
-#include "gs_nbody.h"
 #include "gs_options.h"
-#include "gs_reduce.h"
-
-/* Every workload, in the order --help lists them: a new workload is one line here. */
-static const struct gs_workload *const gs_workloads[] = {
-    &gs_info_workload,
-    &gs_reduce_workload,
-    &gs_nbody_workload,
-    &gs_matmul_workload,
-    NULL,
-};
+#include "gs_version.h"
 
 /* End the job with status on every rank, after a clean MPI_Finalize. */
 static int gs_finish(struct gs_run *run, int status) {
@@ -42,14 +31,13 @@ int main(int argc, char **argv) {
 
   static struct gs_options opt; /* static: it holds a workload's whole options struct */
   struct gs_msg msg;
-  if (gs_options_parse(argc, argv, gs_workloads, &opt, &msg) != GS_OK) {
+  if (gs_command_parse(argc, argv, &opt, &msg) != GS_OK) {
     gs_error_report(rank, &msg);
     return gs_finish(NULL, GS_USAGE);
   }
   if (opt.help || opt.version) {
-    if (rank == 0 && opt.help) gs_options_help(stdout, gs_workloads, opt.wl);
-    if (rank == 0 && opt.version && !opt.help)
-      printf("gpusim %s (git %s)\nconfigure: %s\n", PACKAGE_VERSION, GS_GIT_REVISION, GS_CONFIGURE_ARGS);
+    if (rank == 0 && opt.help) gs_command_help(stdout, opt.wl);
+    if (rank == 0 && opt.version && !opt.help) gs_version_print(stdout, "", NULL);
     return gs_finish(NULL, GS_OK);
   }
 
@@ -58,5 +46,5 @@ int main(int argc, char **argv) {
     gs_error_report(rank, &msg);
     return gs_finish(&run, GS_USAGE);
   }
-  return gs_finish(&run, opt.wl ? opt.wl->main(&run) : gs_mainjob_run(&run, gs_workloads));
+  return gs_finish(&run, opt.wl ? gs_command_run(&run) : gs_mainjob_run(&run));
 }

@@ -1,10 +1,11 @@
 /* gs_mainjob.c: `gpusim` with no subcommand, the main job (the design card's `mpirun -np 8
  * ./gpusim`). Each part is one workload run exactly as `gpusim ARGS` would run it: the arguments
- * chosen here for the machine go through the same parser to the workload's own main, which prints
- * its own tables and verdict and checks its own results; no workload's logic is here. The parts'
- * result rows go to the main job's sink (struct gs_run), so --csv/--json get every part's rows
- * under one run id, written once at the end, and the summary takes each part's headline row from
- * them. A part that fails, for whatever reason, makes the main job fail. */
+ * chosen here for the machine go through the same dispatcher as the command line's (gs_command.c)
+ * to the workload's own main, which prints its own tables and verdict and checks its own results;
+ * no workload's logic is here. The parts' result rows go to the main job's sink (struct gs_run),
+ * so --csv/--json get every part's rows under one run id, written once at the end, and the
+ * summary takes each part's headline row from them. A part that fails, for whatever reason,
+ * makes the main job fail. */
 #define _POSIX_C_SOURCE 200809L
 #include "gs_mainjob.h"
 
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gs_command.h"
 #include "gs_report.h"
 #include "gs_signal.h"
 
@@ -122,8 +124,7 @@ static void gs_mainjob_plan(const struct gs_run *run, struct gs_mainjob_plan *p)
 
 /* Part k, run as `gpusim ARGS` would run it with this job's common options, its rows into sink;
  * returns its exit status. */
-static int gs_mainjob_part(struct gs_run *run, const struct gs_workload *const *table,
-                           const struct gs_mainjob_plan *p, int k, struct gs_report *sink) {
+static int gs_mainjob_part(struct gs_run *run, const struct gs_mainjob_plan *p, int k, struct gs_report *sink) {
   char line[sizeof p->args[k]], *argv[32], *save = NULL;
   int argc = 0;
   snprintf(line, sizeof line, "%s", p->args[k]);
@@ -140,13 +141,13 @@ static int gs_mainjob_part(struct gs_run *run, const struct gs_workload *const *
   struct gs_options *o = malloc(sizeof *o);
   if (!o) GS_DIE(&run->where, "malloc", "out of memory");
   struct gs_msg msg;
-  int status = gs_options_parse(argc, argv, table, o, &msg);
+  int status = gs_command_parse(argc, argv, o, &msg);
   if (status == GS_OK) {
     o->common = run->opt->common;
     struct gs_run part = *run;
     part.opt = o;
     part.sink = sink;
-    status = o->wl->main(&part);
+    status = gs_command_run(&part);
   } else {
     gs_error_report(run->rank, &msg);
   }
@@ -218,7 +219,7 @@ static int gs_mainjob_verdict(const struct gs_mainjob_done *d, double wall) {
   return ok == GS_MAINJOB_PARTS ? GS_OK : GS_FAILED;
 }
 
-int gs_mainjob_run(struct gs_run *run, const struct gs_workload *const *table) {
+int gs_mainjob_run(struct gs_run *run) {
   struct gs_mainjob_plan plan;
   gs_mainjob_plan(run, &plan);
   struct gs_report sink;
@@ -239,7 +240,7 @@ int gs_mainjob_run(struct gs_run *run, const struct gs_workload *const *table) {
     if (done.stopped) continue;
     done.first[k] = sink.count;
     double t = MPI_Wtime();
-    done.status[k] = gs_mainjob_part(run, table, &plan, k, &sink);
+    done.status[k] = gs_mainjob_part(run, &plan, k, &sink);
     done.wall[k] = MPI_Wtime() - t;
     done.end[k] = sink.count;
     /* nbody installs the stop handlers: after it, a stop signal ends the job between parts. */

@@ -5,12 +5,11 @@
 #define GS_MAINJOB_H
 
 #include "gs_mpi.h"
-#include "gs_workload.h"
 
-/* Run the main job on every rank with the workloads of `table` (NULL-terminated; the parts find
- * theirs by name, as the command line does). Returns the exit status: GS_OK when every part
- * verified, else GS_FAILED (a wrong result, a part that could not run, a stop signal, or rows
- * that could not be written). */
-int gs_mainjob_run(struct gs_run *run, const struct gs_workload *const *table);
+/* Run the main job on every rank, each part through the subcommands' dispatcher (gs_command.h),
+ * as the command line would run it. Returns the exit status: GS_OK when every part verified,
+ * else GS_FAILED (a wrong result, a part that could not run, a stop signal, or rows that could
+ * not be written). */
+int gs_mainjob_run(struct gs_run *run);
 
 #endif

@@ -299,7 +299,7 @@ void gs_options_help(FILE *f, const struct gs_workload *const *table, const stru
     fprintf(f, "\nCommon options (every subcommand, and the main job):\n");
     gs_options_table_help(f, gs_common_table);
     fprintf(f, "  %-24s %s\n  %-24s %s\n", "--help", "this text, or a subcommand's: gpusim SUBCOMMAND --help",
-            "--version", "version and build configuration");
+            "--version", "version, git revision, configure line, backends built, MPI and CUDA versions");
     fprintf(f, "\nExit status: 0 ok, 1 a result failed verification or a runtime error, 2 bad input.\n");
     fprintf(f, "\nEnvironment:\n  %-24s %s\n  %-24s %s\n", "GPUSIM_MEMORY_LIMIT=B",
             "the most memory the size checks assume for a rank's device: the host's on the cpu backend (shared "

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "gs_file.h"
+#include "gs_version.h"
 
 static const char *gs_report_columns =
     "schema_version,run_id,job_id,workload,kernel,rank,nodes,ranks,gpus_per_node,gpu_model,backend,"
@@ -38,38 +39,15 @@ void gs_report_init(struct gs_report *rep, const struct gs_run *run) {
     const char *v = getenv(jobvars[i]);
     if (v) snprintf(rep->job_id, sizeof rep->job_id, "%s", v);
   }
-  char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-  int len = 0;
-  MPI_Get_library_version(lib, &len);
-  lib[strcspn(lib, "\n,")] = 0;
-  snprintf(rep->mpi_library, sizeof rep->mpi_library, "%.127s", lib);
-  int rt = 0, drv = 0;
-  run->be->versions(&rt, &drv);
-  if (rt) snprintf(rep->cuda_version, sizeof rep->cuda_version, "%d.%d/%d.%d", rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10);
-  else snprintf(rep->cuda_version, sizeof rep->cuda_version, "none");
+  gs_version_mpi(rep->mpi_library, sizeof rep->mpi_library);
+  gs_version_cuda(run->be, rep->cuda_version, sizeof rep->cuda_version);
   snprintf(rep->gpu_model, sizeof rep->gpu_model, "%s", run->dev.name);
   GS_CHECK_MPI(&run->where, MPI_Bcast(rep->gpu_model, (int)sizeof rep->gpu_model, MPI_CHAR, 0, MPI_COMM_WORLD));
 }
 
 void gs_report_header(FILE *f, const struct gs_run *run, const struct gs_report *rep, const struct gs_rank_info *all) {
   if (run->sink) return;
-  fprintf(f, "# gpusim %s (git %s) %s\n", PACKAGE_VERSION, GS_GIT_REVISION, rep->timestamp);
-  fprintf(f, "# configure: %s\n", GS_CONFIGURE_ARGS[0] ? GS_CONFIGURE_ARGS : "(no options)");
-  fprintf(f, "# MPI: %s\n", rep->mpi_library);
-  /* Every backend gpusim knows that has versions to tell (CUDA), built or not. */
-  const char *label;
-  const struct gs_backend *be;
-  for (int i = 0; gs_backend_at(i, &label, &be); i++) {
-    int rt = 0, drv = 0;
-    if (!label[0]) continue;
-    if (!be) {
-      fprintf(f, "# %s: not built into this gpusim\n", label);
-      continue;
-    }
-    be->versions(&rt, &drv);
-    fprintf(f, "# %s: runtime %d.%d, driver %d.%d%s\n", label, rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10,
-            drv ? "" : " (no driver)");
-  }
+  gs_version_print(f, "# ", rep->timestamp);
   fprintf(f, "# backend: %s\n", run->backend_note);
   fprintf(f, "# job: %d rank(s) on %d node(s)%s%s\n", run->size, run->nodes, rep->job_id[0] ? ", job " : "", rep->job_id);
   for (int r = 0; all && r < run->size; r++) {

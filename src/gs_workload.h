@@ -1,4 +1,4 @@
-/* gs_workload.h: what a workload is to the rest of gpusim: one entry of the table in gpusim.c
+/* gs_workload.h: what a workload is to the rest of gpusim: one entry of the table in gs_command.c
  * (name, summary, options, kernel names, main). The option parser, --help and the man page are
  * driven from that table and know nothing of any particular workload; adding a workload is its
  * own files plus one line of the table. Types only. */

@@ -51,6 +51,9 @@ import subprocess
 import sys
 import time
 
+# The installed command (gpusim-scaling, made from this file by make) has the installed gpusim
+# here, the one it runs unless --gpusim or $GPUSIM names another; None in the source tree.
+INSTALLED_GPUSIM = None
 SWEEPS = ["reduce", "nbody", "tree", "matmul"]  # the order of --workload all
 SUBCOMMAND = {"reduce": "reduce", "nbody": "nbody", "tree": "nbody", "matmul": "matmul"}
 FILE_NAME = {"reduce": "reduce", "nbody": "nbody", "tree": "nbody-tree", "matmul": "matmul"}
@@ -201,8 +204,9 @@ def parse_args(argv):
                     help='the gpusim options of one sweep\'s runs, instead of those after -- or the '
                          'defaults, e.g. --args "matmul=--kernel simt --iters 5"; may be repeated')
     ap.add_argument("--out", help="output directory [results/scaling-<UTC time>]")
-    ap.add_argument("--gpusim", default=os.environ.get("GPUSIM") or shutil.which("gpusim") or "./gpusim",
-                    help="the gpusim binary [$GPUSIM, gpusim on PATH, ./gpusim]")
+    ap.add_argument("--gpusim", default=os.environ.get("GPUSIM") or INSTALLED_GPUSIM or shutil.which("gpusim")
+                    or "./gpusim",
+                    help="the gpusim binary [$GPUSIM, %s]" % (INSTALLED_GPUSIM or "gpusim on PATH, ./gpusim"))
     ap.add_argument("--backend", default=os.environ.get("GPUSIM_BACKEND", "auto"),
                     choices=["auto", "cuda", "cpu"], help="[$GPUSIM_BACKEND or auto]")
     ap.add_argument("--launcher", choices=["auto", "srun", "mpirun"], default="auto",

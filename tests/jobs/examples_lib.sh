@@ -4,6 +4,8 @@
 #   gs_examples            every example, one per line: "WHERE<TAB>KIND<TAB>COMMAND"
 #   gs_example_workdir DIR a submit directory: jobs/ of this tree, and ./gpusim, a stand-in that
 #                          runs the real gpusim at test size
+#   gs_examples_distinct   the same, each command once: a command shown in several places (a
+#                          trailing "# comment" aside) is one run, "WHERE,WHERE...<TAB>KIND<TAB>COMMAND"
 # The examples are every line of the ```sh blocks of docs/cluster.md (a line ending in "\" joined
 # with the next), every "#   " line of a script's header that runs sbatch, qsub or
 # jobs/scaling/*.py, and the "  sweep.py ..." / "  plot.py ..." usage lines of jobs/scaling/*.py. KIND says which test runs them: sbatch (tests/jobs/slurm_local.sh, under a
@@ -53,6 +55,13 @@ gs_examples() {
     # A trailing "# comment" is the shell's, and a comment: left as it is.
     printf '%s\t%s\t%s\n' "$where" "$(gs_example_kind "$line")" "$line"
   done
+}
+
+gs_examples_distinct() {
+  gs_examples | awk -F'\t' -v OFS='\t' '{ c = $3; sub(/[ \t]+# [^"]*$/, "", c); k = $2 "\t" c
+      if (k in at) { at[k] = at[k] "," $1; next }
+      order[++n] = k; at[k] = $1; kind[k] = $2; cmd[k] = $3 }
+    END { for (i = 1; i <= n; i++) print at[order[i]], kind[order[i]], cmd[order[i]] }'
 }
 
 # gs_example_workdir DIR: DIR/jobs -> this tree's jobs/, DIR/gpusim -> a stand-in that runs the

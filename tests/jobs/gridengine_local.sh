@@ -214,7 +214,7 @@ EOF
 submit pe "$T/pe.sh" --
 
 # ---- every documented TSUBAME example, as written ----
-gs_examples | awk -F'\t' '$2 == "tsubame"' >"$T/ex.list"
+gs_examples_distinct | awk -F'\t' '$2 == "tsubame"' >"$T/ex.list"
 [ -s "$T/ex.list" ] || fail "no TSUBAME examples"
 i=0
 while IFS="$(printf '\t')" read -r where kind cmd; do

@@ -229,7 +229,7 @@ gs_example_workdir "$tmp/ex"
 # start the base interpreter (it finds pyvenv.cfg beside the link, not beside its target).
 mkdir -p "$tmp/pybin" && printf '#!/bin/sh\nexec "%s" "$@"\n' "$(command -v $py)" >"$tmp/pybin/python3" &&
   chmod +x "$tmp/pybin/python3"
-gs_examples | awk -F'\t' '$2 == "python"' >"$tmp/ex.list"
+gs_examples_distinct | awk -F'\t' '$2 == "python"' >"$tmp/ex.list"
 : >"$tmp/ex.done"
 while IFS="$(printf '\t')" read -r where kind cmd; do
   case $cmd in

@@ -337,7 +337,7 @@ for k in strong weak; do
   n=$(awk -F, -v j="$jid" 'NR > 1 && $6 == -1 && $3 == j' "$T/results/sc-$jid/reduce-$k.csv" | wc -l)
   [ "$n" = 2 ] || fail "scaling: $n job rows in reduce-$k.csv, want 2 (1 and 2 ranks)"
 done
-grep -q '^\[4/4\] weak P=2 repeat 1: ok' "$log" || fail "scaling: sweep.py progress lines"
+grep -q '^\[4/4\] reduce weak P=2 repeat 1: ok' "$log" || fail "scaling: sweep.py progress lines"
 echo "ok: scaling.sbatch ran sweep.py with srun"
 
 # ---- USR1: what --signal=B:USR1@120 delivers, sent here with scancel --batch ----
@@ -508,7 +508,7 @@ echo "test-scale sbatch: \${args[*]} \$script" >&2
 exec timeout 600 "$real_sbatch" "\${args[@]}" "\$script"
 EOF
 chmod +x "$T/exbin/sbatch"
-gs_examples | awk -F'\t' '$2 == "sbatch"' >"$T/ex.list"
+gs_examples_distinct | awk -F'\t' '$2 == "sbatch"' >"$T/ex.list"
 [ -s "$T/ex.list" ] || fail "no sbatch examples"
 i=0
 while IFS="$(printf '\t')" read -r where kind cmd; do
