@@ -2,10 +2,11 @@
  * gs_fmm_ops), Dehnen's falcON scheme in double:
  * - build: the replicated tree's serial octree (gs_backend_cpu_tree_grow: tight boxes, leaf
  *   buckets, breadth first), its bodies copied out by component in the tree's order;
- * - upward (OpenMP over the cells of a depth, deepest first): each cell's centre of mass, the
- *   farthest of its bodies from it, and its multipole (P2M at leaves, M2M from children);
+ * - upward (OpenMP over the frontier's subtrees, gs_backend_cpu_fmm.h, then the top): each cell's
+ *   centre of mass, the farthest of its bodies from it, and its multipole (P2M at leaves, M2M from
+ *   its children);
  * - interact: the dual walk (gs_backend_cpu_fmm_walk.c), mutual;
- * - downward (OpenMP over a depth's cells, shallowest first): each local expansion shifted to
+ * - downward (the top, then OpenMP over the frontier's subtrees): each local expansion shifted to
  *   the children (L2L), then evaluated at the leaves' bodies (L2P) and added to their direct sums.
  * Every cell's and body's sums run in a fixed order, so the bits do not depend on the threads. */
 #include "gs_backend_cpu_fmm.h"
@@ -27,7 +28,7 @@ static void gs_cpu_fmm_close(gs_ctx *c, void *s) {
   (void)c;
   struct gs_fmm_cpu *t = s;
   gs_backend_cpu_fmm_walk_free(t);
-  void *all[] = {t->node, t->body, t->idx, t->tmp, t->x, t->ax, t->centre, t->radius, t->M, t->T, t->level_at};
+  void *all[] = {t->node, t->body, t->idx, t->tmp, t->x, t->ax, t->centre, t->radius, t->M, t->T, t->front, t->roots};
   for (size_t k = 0; k < sizeof all / sizeof *all; k++)
     free(all[k]);
   free(t);
@@ -39,6 +40,29 @@ static void gs_cpu_fmm_room(gs_ctx *c, void *p, size_t count, size_t size) {
   free(*q);
   *q = malloc(count ? count * size : 1);
   if (!*q) GS_DIE(&c->where, "malloc", "out of memory");
+}
+
+/* The top and the frontier (gs_backend_cpu_fmm.h). Breadth first, a top cell's children come
+ * after it: the top's cells are among the first ntop, marked -1. */
+static void gs_cpu_fmm_frontier(gs_ctx *c, struct gs_fmm_cpu *t) {
+  uint64_t top = t->n / GS_CPU_FMM_TASK_SHARE > GS_CPU_FMM_TASK_MIN ? t->n / GS_CPU_FMM_TASK_SHARE : GS_CPU_FMM_TASK_MIN;
+  if (t->nodes > t->fcap) {
+    gs_cpu_fmm_room(c, &t->front, t->nodes, sizeof *t->front);
+    gs_cpu_fmm_room(c, &t->roots, t->nodes, sizeof *t->roots);
+    t->fcap = t->nodes;
+  }
+  t->nroots = t->ntop = 0;
+  for (uint64_t k = 0; k < t->nodes; k++) {
+    const struct gs_dtree_node *nd = &t->node[k];
+    int is_top = nd->nchild && nd->count > top, under = k > 0 && t->front[k] == -2; /* -2: a top cell's child */
+    if (k == 0 || under) {
+      t->front[k] = is_top ? -1 : (int32_t)t->nroots;
+      if (is_top) t->ntop = k + 1;
+      else t->roots[t->nroots++] = k;
+    }
+    for (uint32_t ch = 0; ch < nd->nchild; ch++)
+      t->front[nd->child + ch] = t->front[k] >= 0 ? t->front[k] : -2;
+  }
 }
 
 static void gs_cpu_fmm_build(gs_ctx *c, void *s, const struct gs_fmm_args *a, gs_queue *q) {
@@ -67,15 +91,7 @@ static void gs_cpu_fmm_build(gs_ctx *c, void *s, const struct gs_fmm_args *a, gs
     gs_cpu_fmm_room(c, &t->T, t->nodes * t->ex.nc, sizeof *t->T);
     t->ccap = t->nodes * t->ex.nc, t->cells = t->nodes;
   }
-  /* breadth first: the cells of one depth are contiguous */
-  int depth = t->nodes ? t->node[t->nodes - 1].depth + 1 : 0;
-  gs_cpu_fmm_room(c, &t->level_at, (size_t)depth + 1, sizeof *t->level_at);
-  t->levels = depth;
-  for (uint64_t k = 0, d = 0; d <= (uint64_t)depth; d++) {
-    while (k < t->nodes && t->node[k].depth < (int)d)
-      k++;
-    t->level_at[d] = (int)k;
-  }
+  gs_cpu_fmm_frontier(c, t);
   if (a->counts) {
     uint64_t leaves = 0;
     for (uint64_t k = 0; k < t->nodes; k++)
@@ -123,14 +139,23 @@ static void gs_cpu_fmm_up(struct gs_fmm_cpu *t, uint64_t k) {
   t->radius[k] = sqrt(r2);
 }
 
+/* Cell k's subtree, children before parents. */
+static void gs_cpu_fmm_up_tree(struct gs_fmm_cpu *t, uint64_t k) {
+  const struct gs_dtree_node *nd = &t->node[k];
+  for (uint32_t c = 0; c < nd->nchild; c++)
+    gs_cpu_fmm_up_tree(t, nd->child + c);
+  gs_cpu_fmm_up(t, k);
+}
+
+/* The frontier's subtrees on the threads (one parallel loop, no wait per depth), then the top. */
 static void gs_cpu_fmm_upward(gs_ctx *c, void *s, const struct gs_fmm_args *a, gs_queue *q) {
   (void)c, (void)a, (void)q;
   struct gs_fmm_cpu *t = s;
-  for (int d = t->levels - 1; d >= 0; d--) {
-#pragma omp parallel for schedule(dynamic, 64)
-    for (int k = t->level_at[d]; k < t->level_at[d + 1]; k++)
-      gs_cpu_fmm_up(t, (uint64_t)k);
-  }
+#pragma omp parallel for schedule(dynamic, 1)
+  for (uint64_t r = 0; r < t->nroots; r++)
+    gs_cpu_fmm_up_tree(t, t->roots[r]);
+  for (uint64_t k = t->ntop; k-- > 0;)
+    if (t->front[k] < 0) gs_cpu_fmm_up(t, k);
 }
 
 static void gs_cpu_fmm_interact(gs_ctx *c, void *s, const struct gs_fmm_args *a, gs_queue *q) {
@@ -161,14 +186,23 @@ static void gs_cpu_fmm_down(struct gs_fmm_cpu *t, uint64_t k, double G) {
   }
 }
 
+/* Cell k's subtree, parents before children. */
+static void gs_cpu_fmm_down_tree(struct gs_fmm_cpu *t, uint64_t k, double G) {
+  const struct gs_dtree_node *nd = &t->node[k];
+  gs_cpu_fmm_down(t, k, G);
+  for (uint32_t c = 0; c < nd->nchild; c++)
+    gs_cpu_fmm_down_tree(t, nd->child + c, G);
+}
+
+/* The top first (its locals reach the frontier), then the frontier's subtrees on the threads. */
 static void gs_cpu_fmm_downward(gs_ctx *c, void *s, const struct gs_fmm_args *a, gs_queue *q) {
   (void)c, (void)q;
   struct gs_fmm_cpu *t = s;
-  for (int d = 0; d < t->levels; d++) {
-#pragma omp parallel for schedule(dynamic, 64)
-    for (int k = t->level_at[d]; k < t->level_at[d + 1]; k++)
-      gs_cpu_fmm_down(t, (uint64_t)k, a->G);
-  }
+  for (uint64_t k = 0; k < t->ntop; k++)
+    if (t->front[k] < 0) gs_cpu_fmm_down(t, k, a->G);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (uint64_t r = 0; r < t->nroots; r++)
+    gs_cpu_fmm_down_tree(t, t->roots[r], a->G);
 }
 
 static void gs_cpu_fmm_unsort(gs_ctx *c, void *s, const struct gs_fmm_args *a, void *dst, uint64_t d_first,
@@ -190,7 +224,7 @@ static void gs_cpu_fmm_unsort(gs_ctx *c, void *s, const struct gs_fmm_args *a, v
 const struct gs_fmm_ops gs_backend_cpu_fmm_ops = {
     .method = "CPU: the tree's serial octree (leaf buckets, default 16 bodies); Cartesian expansions about the cells' "
               "centres of mass in double; a mutual dual walk (falcON) in rounds of tasks on disjoint subtrees "
-              "(OpenMP), leaf pairs by mutual direct sums; upward and downward passes by depth (OpenMP)",
+              "(OpenMP), leaf pairs by mutual direct sums; upward and downward passes over the same subtrees (OpenMP)",
     .leaf = GS_CPU_FMM_LEAF,
     .open = gs_cpu_fmm_open,
     .close = gs_cpu_fmm_close,

@@ -7,6 +7,12 @@
 #include "gs_backend_cpu.h"
 #include "gs_backend_cpu_fmm_expand.h"
 
+/* The top of the tree: cells of more than max(GS_CPU_FMM_TASK_MIN, n / GS_CPU_FMM_TASK_SHARE)
+ * bodies that have children. The cells just below it, the frontier, root disjoint subtrees: the
+ * units of the passes' and the walk's threads (gs_backend_cpu_fmm_walk.c). */
+#define GS_CPU_FMM_TASK_MIN 256
+#define GS_CPU_FMM_TASK_SHARE 64
+
 /* One evaluation's tree and expansions, grown as n grows and kept across evaluations. */
 struct gs_fmm_cpu {
   const struct gs_where *where; /* the rank, for errors */
@@ -20,7 +26,9 @@ struct gs_fmm_cpu {
   double *centre, *radius;     /* per cell: the expansions' centre (centre of mass) and farthest body from it */
   double *M, *T;               /* per cell: nc multipole and nc local coefficients */
   uint64_t ccap, cells;        /* coefficients M and T hold (cells x nc), cells centre and radius hold */
-  int *level_at, levels;       /* cells of depth d: [level_at[d], level_at[d + 1]) */
+  int32_t *front;              /* per cell: its frontier cell's number (frontier order), -1 in the top */
+  uint64_t *roots, nroots;     /* the frontier cells in the tree's order */
+  uint64_t ntop, fcap;         /* the top's cells lie among the first ntop (front -1); room of front */
   struct gs_fmm_walk *walk;    /* the dual walk's lists (gs_backend_cpu_fmm_walk.c) */
 };
 

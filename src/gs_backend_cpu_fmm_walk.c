@@ -4,8 +4,7 @@
  * B with r_A + r_B < theta |z_A - z_B| interact through their expansions (one M2L for both);
  * else two leaves, or two cells of few bodies, are summed directly (each pair once for both
  * bodies); else the larger of the two (by r) is split and its children meet the other.
- * Threads: cells of more than max(GS_CPU_FMM_TASK_MIN, n / GS_CPU_FMM_TASK_SHARE) bodies that
- * have children are the top; the first cells below it, the frontier, root disjoint subtrees. One
+ * Threads: the top of the tree and its frontier (gs_backend_cpu_fmm.h: disjoint subtrees). One
  * thread walks the top first, doing what it meets there and setting aside each pair whose cells
  * both lie below the top; those pairs, grouped by their two frontier cells, are the tasks. Each
  * task touches only its two subtrees, so the tasks are put in rounds (a greedy colouring, in the
@@ -22,8 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GS_CPU_FMM_TASK_MIN 256   /* bodies of the smallest top cell */
-#define GS_CPU_FMM_TASK_SHARE 64  /* ... and of n / this where that is more */
 #define GS_CPU_FMM_DIRECT 1024    /* n_A n_B at or below which a pair that cannot interact is summed directly */
 
 /* A pair set aside by the top's walk: cells a, b (a == b: a cell with itself), their frontier
@@ -34,9 +31,8 @@ struct gs_fmm_walk_pair {
 };
 
 struct gs_fmm_walk {
-  int32_t *front;                 /* per cell: its frontier cell's number, -1 in the top */
   struct gs_fmm_walk_pair *pairs; /* the tasks' pairs, in task order once grouped */
-  uint64_t npairs, pcap, ccap;
+  uint64_t npairs, pcap;
   uint64_t *task_at;              /* task k: pairs [task_at[k], task_at[k + 1]) */
   uint32_t *task_round;
   uint64_t *order, *round_at;     /* the tasks by round; round r: order[round_at[r] .. round_at[r + 1]) */
@@ -144,13 +140,13 @@ static void gs_fmm_walk_defer(struct gs_fmm_cpu *t, uint64_t a, uint64_t b) {
     k->pcap = k->pcap ? 2 * k->pcap : 4096;
     gs_fmm_walk_grow(t, &k->pairs, k->pcap, sizeof *k->pairs);
   }
-  uint32_t fa = (uint32_t)k->front[a], fb = (uint32_t)k->front[b];
+  uint32_t fa = (uint32_t)t->front[a], fb = (uint32_t)t->front[b];
   struct gs_fmm_walk_pair p = {a, b, k->npairs, fa < fb ? fa : fb, fa < fb ? fb : fa};
   k->pairs[k->npairs++] = p;
 }
 
 static void gs_fmm_walk_top_pair(struct gs_fmm_walker *w, uint64_t a, uint64_t b) {
-  const int32_t *front = w->t->walk->front;
+  const int32_t *front = w->t->front;
   if (front[a] >= 0 && front[b] >= 0) {
     gs_fmm_walk_defer(w->t, a, b);
     return;
@@ -164,7 +160,7 @@ static void gs_fmm_walk_top_pair(struct gs_fmm_walker *w, uint64_t a, uint64_t b
 
 static void gs_fmm_walk_top_self(struct gs_fmm_walker *w, uint64_t a) {
   const struct gs_dtree_node *nd = &w->t->node[a];
-  if (w->t->walk->front[a] >= 0) {
+  if (w->t->front[a] >= 0) {
     gs_fmm_walk_defer(w->t, a, a);
     return;
   }
@@ -173,21 +169,6 @@ static void gs_fmm_walk_top_self(struct gs_fmm_walker *w, uint64_t a) {
     for (uint32_t j = i + 1; j < nd->nchild; j++)
       gs_fmm_walk_top_pair(w, nd->child + i, nd->child + j);
   }
-}
-
-/* The frontier: each cell's frontier cell, numbered in the tree's order; returns their count. */
-static uint32_t gs_fmm_walk_frontier(struct gs_fmm_cpu *t, uint64_t top) {
-  int32_t *front = t->walk->front;
-  uint32_t nf = 0;
-  for (uint64_t k = 0; k < t->nodes; k++) {
-    const struct gs_dtree_node *nd = &t->node[k];
-    int is_top = nd->nchild && nd->count > top;
-    if (k == 0) front[0] = is_top ? -1 : (int32_t)nf++;
-    else if (front[k] == -2) front[k] = is_top ? -1 : (int32_t)nf++; /* a child of the top */
-    for (uint32_t c = 0; c < nd->nchild; c++)
-      front[nd->child + c] = front[k] >= 0 ? front[k] : -2;
-  }
-  return nf;
 }
 
 static int gs_fmm_walk_cmp(const void *x, const void *y) {
@@ -258,14 +239,9 @@ static uint32_t gs_fmm_walk_rounds(struct gs_fmm_cpu *t, uint32_t nf, uint64_t *
 void gs_backend_cpu_fmm_walk_run(struct gs_fmm_cpu *t, const struct gs_fmm_args *a) {
   if (!t->walk && !(t->walk = calloc(1, sizeof *t->walk))) GS_DIE(t->where, "calloc", "out of memory");
   struct gs_fmm_walk *k = t->walk;
-  if (t->nodes > k->ccap) {
-    k->ccap = t->nodes;
-    gs_fmm_walk_grow(t, &k->front, k->ccap, sizeof *k->front);
-  }
-  uint64_t top = t->n / GS_CPU_FMM_TASK_SHARE > GS_CPU_FMM_TASK_MIN ? t->n / GS_CPU_FMM_TASK_SHARE : GS_CPU_FMM_TASK_MIN;
   struct gs_fmm_walker w0 = {.t = t, .theta2 = a->theta * a->theta, .eps2 = a->eps2, .G = a->G, .direct = GS_CPU_FMM_DIRECT};
   k->npairs = 0;
-  uint32_t nf = t->nodes ? gs_fmm_walk_frontier(t, top) : 0, rounds = 0;
+  uint32_t nf = (uint32_t)t->nroots, rounds = 0;
   uint64_t ntask = 0;
   if (t->nodes) gs_fmm_walk_top_self(&w0, 0);
   if (k->npairs) rounds = gs_fmm_walk_rounds(t, nf, &ntask);
@@ -305,7 +281,7 @@ void gs_backend_cpu_fmm_walk_run(struct gs_fmm_cpu *t, const struct gs_fmm_args 
 void gs_backend_cpu_fmm_walk_free(struct gs_fmm_cpu *t) {
   struct gs_fmm_walk *k = t->walk;
   if (!k) return;
-  free(k->front), free(k->pairs), free(k->task_at), free(k->task_round), free(k->order), free(k->round_at), free(k->dep);
+  free(k->pairs), free(k->task_at), free(k->task_round), free(k->order), free(k->round_at), free(k->dep);
   free(k);
   t->walk = NULL;
 }
