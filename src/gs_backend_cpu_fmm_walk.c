@@ -25,13 +25,13 @@
 
 /* A pair set aside by the top's walk: cells a, b (a == b: a cell with itself), their frontier
  * cells' numbers, its place in the walk. */
-struct gs_fmm_walk_pair {
+struct gs_cpu_fmm_walk_pair {
   uint64_t a, b, seq;
   uint32_t fa, fb; /* fa <= fb */
 };
 
 struct gs_fmm_walk {
-  struct gs_fmm_walk_pair *pairs; /* the tasks' pairs, in task order once grouped */
+  struct gs_cpu_fmm_walk_pair *pairs; /* the tasks' pairs, in task order once grouped */
   uint64_t npairs, pcap;
   uint64_t *task_at;              /* task k: pairs [task_at[k], task_at[k + 1]) */
   uint32_t *task_round;
@@ -49,7 +49,7 @@ struct gs_fmm_walker {
 };
 
 /* Bodies [i0, i1) and [j0, j1) on each other (disjoint ranges), each pair once. */
-static void gs_fmm_walk_direct(struct gs_fmm_walker *w, uint64_t i0, uint64_t i1, uint64_t j0, uint64_t j1) {
+static void gs_cpu_fmm_walk_direct(struct gs_fmm_walker *w, uint64_t i0, uint64_t i1, uint64_t j0, uint64_t j1) {
   struct gs_fmm_cpu *t = w->t;
   const double *x = t->x, *y = t->y, *z = t->z, *m = t->m, G = w->G, eps2 = w->eps2;
   double *ax = t->ax, *ay = t->ay, *az = t->az, *phi = t->phi;
@@ -69,14 +69,14 @@ static void gs_fmm_walk_direct(struct gs_fmm_walker *w, uint64_t i0, uint64_t i1
 }
 
 /* A cell's bodies on each other, each pair once. */
-static void gs_fmm_walk_direct_self(struct gs_fmm_walker *w, const struct gs_dtree_node *nd) {
+static void gs_cpu_fmm_walk_direct_self(struct gs_fmm_walker *w, const struct gs_dtree_node *nd) {
   uint64_t end = nd->first + nd->count;
   for (uint64_t i = nd->first; i + 1 < end; i++)
-    gs_fmm_walk_direct(w, i, i + 1, i + 1, end);
+    gs_cpu_fmm_walk_direct(w, i, i + 1, i + 1, end);
 }
 
 /* May cells a and b interact through their expansions? R = z_a - z_b. */
-static int gs_fmm_walk_apart(const struct gs_fmm_walker *w, uint64_t a, uint64_t b, double R[3]) {
+static int gs_cpu_fmm_walk_apart(const struct gs_fmm_walker *w, uint64_t a, uint64_t b, double R[3]) {
   const struct gs_fmm_cpu *t = w->t;
   double d2 = 0, s = t->radius[a] + t->radius[b];
   for (int d = 0; d < 3; d++)
@@ -84,7 +84,7 @@ static int gs_fmm_walk_apart(const struct gs_fmm_walker *w, uint64_t a, uint64_t
   return s * s < w->theta2 * d2;
 }
 
-static void gs_fmm_walk_m2l(struct gs_fmm_walker *w, uint64_t a, uint64_t b, const double R[3]) {
+static void gs_cpu_fmm_walk_m2l(struct gs_fmm_walker *w, uint64_t a, uint64_t b, const double R[3]) {
   struct gs_fmm_cpu *t = w->t;
   const int nc = t->ex.nc;
   gs_backend_cpu_fmm_expand_m2l(&t->ex, R, w->eps2, t->M + a * nc, t->M + b * nc, t->T + a * nc, t->T + b * nc);
@@ -93,103 +93,103 @@ static void gs_fmm_walk_m2l(struct gs_fmm_walker *w, uint64_t a, uint64_t b, con
 
 /* What the walk does with a pair of distinct cells: 0 interact (done), 1 summed directly (done),
  * 2 split a, 3 split b. */
-static int gs_fmm_walk_decide(struct gs_fmm_walker *w, uint64_t a, uint64_t b) {
+static int gs_cpu_fmm_walk_decide(struct gs_fmm_walker *w, uint64_t a, uint64_t b) {
   const struct gs_fmm_cpu *t = w->t;
   const struct gs_dtree_node *na = &t->node[a], *nb = &t->node[b];
   double R[3];
-  if (gs_fmm_walk_apart(w, a, b, R)) return gs_fmm_walk_m2l(w, a, b, R), 0;
+  if (gs_cpu_fmm_walk_apart(w, a, b, R)) return gs_cpu_fmm_walk_m2l(w, a, b, R), 0;
   if ((!na->nchild && !nb->nchild) || na->count * nb->count <= w->direct) {
-    gs_fmm_walk_direct(w, na->first, na->first + na->count, nb->first, nb->first + nb->count);
+    gs_cpu_fmm_walk_direct(w, na->first, na->first + na->count, nb->first, nb->first + nb->count);
     return 1;
   }
   return na->nchild && (!nb->nchild || t->radius[a] >= t->radius[b]) ? 2 : 3;
 }
 
-static void gs_fmm_walk_pair(struct gs_fmm_walker *w, uint64_t a, uint64_t b) {
-  int what = gs_fmm_walk_decide(w, a, b);
+static void gs_cpu_fmm_walk_pair(struct gs_fmm_walker *w, uint64_t a, uint64_t b) {
+  int what = gs_cpu_fmm_walk_decide(w, a, b);
   if (what < 2) return;
   const struct gs_dtree_node *nd = &w->t->node[what == 2 ? a : b];
   for (uint32_t c = 0; c < nd->nchild; c++)
-    what == 2 ? gs_fmm_walk_pair(w, nd->child + c, b) : gs_fmm_walk_pair(w, a, nd->child + c);
+    what == 2 ? gs_cpu_fmm_walk_pair(w, nd->child + c, b) : gs_cpu_fmm_walk_pair(w, a, nd->child + c);
 }
 
-static void gs_fmm_walk_self(struct gs_fmm_walker *w, uint64_t a) {
+static void gs_cpu_fmm_walk_self(struct gs_fmm_walker *w, uint64_t a) {
   const struct gs_dtree_node *nd = &w->t->node[a];
   if (!nd->nchild) {
-    gs_fmm_walk_direct_self(w, nd);
+    gs_cpu_fmm_walk_direct_self(w, nd);
     return;
   }
   for (uint32_t i = 0; i < nd->nchild; i++) {
-    gs_fmm_walk_self(w, nd->child + i);
+    gs_cpu_fmm_walk_self(w, nd->child + i);
     for (uint32_t j = i + 1; j < nd->nchild; j++)
-      gs_fmm_walk_pair(w, nd->child + i, nd->child + j);
+      gs_cpu_fmm_walk_pair(w, nd->child + i, nd->child + j);
   }
 }
 
 /* *p grown to hold count elements of size bytes (contents kept). */
-static void gs_fmm_walk_grow(struct gs_fmm_cpu *t, void *p, uint64_t count, size_t size) {
+static void gs_cpu_fmm_walk_grow(struct gs_fmm_cpu *t, void *p, uint64_t count, size_t size) {
   void **q = p, *r = realloc(*q, count ? count * size : 1);
   if (!r) GS_DIE(t->where, "realloc", "out of memory");
   *q = r;
 }
 
 /* The top's walk (one thread): a pair of cells both below the top is set aside. */
-static void gs_fmm_walk_defer(struct gs_fmm_cpu *t, uint64_t a, uint64_t b) {
+static void gs_cpu_fmm_walk_defer(struct gs_fmm_cpu *t, uint64_t a, uint64_t b) {
   struct gs_fmm_walk *k = t->walk;
   if (k->npairs == k->pcap) {
     k->pcap = k->pcap ? 2 * k->pcap : 4096;
-    gs_fmm_walk_grow(t, &k->pairs, k->pcap, sizeof *k->pairs);
+    gs_cpu_fmm_walk_grow(t, &k->pairs, k->pcap, sizeof *k->pairs);
   }
   uint32_t fa = (uint32_t)t->front[a], fb = (uint32_t)t->front[b];
-  struct gs_fmm_walk_pair p = {a, b, k->npairs, fa < fb ? fa : fb, fa < fb ? fb : fa};
+  struct gs_cpu_fmm_walk_pair p = {a, b, k->npairs, fa < fb ? fa : fb, fa < fb ? fb : fa};
   k->pairs[k->npairs++] = p;
 }
 
-static void gs_fmm_walk_top_pair(struct gs_fmm_walker *w, uint64_t a, uint64_t b) {
+static void gs_cpu_fmm_walk_top_pair(struct gs_fmm_walker *w, uint64_t a, uint64_t b) {
   const int32_t *front = w->t->front;
   if (front[a] >= 0 && front[b] >= 0) {
-    gs_fmm_walk_defer(w->t, a, b);
+    gs_cpu_fmm_walk_defer(w->t, a, b);
     return;
   }
-  int what = gs_fmm_walk_decide(w, a, b);
+  int what = gs_cpu_fmm_walk_decide(w, a, b);
   if (what < 2) return;
   const struct gs_dtree_node *nd = &w->t->node[what == 2 ? a : b];
   for (uint32_t c = 0; c < nd->nchild; c++)
-    what == 2 ? gs_fmm_walk_top_pair(w, nd->child + c, b) : gs_fmm_walk_top_pair(w, a, nd->child + c);
+    what == 2 ? gs_cpu_fmm_walk_top_pair(w, nd->child + c, b) : gs_cpu_fmm_walk_top_pair(w, a, nd->child + c);
 }
 
-static void gs_fmm_walk_top_self(struct gs_fmm_walker *w, uint64_t a) {
+static void gs_cpu_fmm_walk_top_self(struct gs_fmm_walker *w, uint64_t a) {
   const struct gs_dtree_node *nd = &w->t->node[a];
   if (w->t->front[a] >= 0) {
-    gs_fmm_walk_defer(w->t, a, a);
+    gs_cpu_fmm_walk_defer(w->t, a, a);
     return;
   }
   for (uint32_t i = 0; i < nd->nchild; i++) {
-    gs_fmm_walk_top_self(w, nd->child + i);
+    gs_cpu_fmm_walk_top_self(w, nd->child + i);
     for (uint32_t j = i + 1; j < nd->nchild; j++)
-      gs_fmm_walk_top_pair(w, nd->child + i, nd->child + j);
+      gs_cpu_fmm_walk_top_pair(w, nd->child + i, nd->child + j);
   }
 }
 
-static int gs_fmm_walk_cmp(const void *x, const void *y) {
-  const struct gs_fmm_walk_pair *p = x, *q = y;
+static int gs_cpu_fmm_walk_cmp(const void *x, const void *y) {
+  const struct gs_cpu_fmm_walk_pair *p = x, *q = y;
   if (p->fa != q->fa) return p->fa < q->fa ? -1 : 1;
   if (p->fb != q->fb) return p->fb < q->fb ? -1 : 1;
   return (p->seq > q->seq) - (p->seq < q->seq);
 }
 
 /* The tasks (pairs grouped by their frontier cells) and their rounds; returns the rounds. */
-static uint32_t gs_fmm_walk_rounds(struct gs_fmm_cpu *t, uint32_t nf, uint64_t *ntask) {
+static uint32_t gs_cpu_fmm_walk_rounds(struct gs_fmm_cpu *t, uint32_t nf, uint64_t *ntask) {
   struct gs_fmm_walk *k = t->walk;
-  qsort(k->pairs, k->npairs, sizeof *k->pairs, gs_fmm_walk_cmp);
+  qsort(k->pairs, k->npairs, sizeof *k->pairs, gs_cpu_fmm_walk_cmp);
   uint64_t n = 0;
   for (uint64_t i = 0; i < k->npairs; i++)
     n += i == 0 || k->pairs[i].fa != k->pairs[i - 1].fa || k->pairs[i].fb != k->pairs[i - 1].fb;
   if (n + 1 > k->tcap) {
     k->tcap = n + 1;
-    gs_fmm_walk_grow(t, &k->task_at, k->tcap, sizeof *k->task_at), gs_fmm_walk_grow(t, &k->order, k->tcap, sizeof *k->order);
-    gs_fmm_walk_grow(t, &k->task_round, k->tcap, sizeof *k->task_round);
-    gs_fmm_walk_grow(t, &k->round_at, k->tcap + 1, sizeof *k->round_at);
+    gs_cpu_fmm_walk_grow(t, &k->task_at, k->tcap, sizeof *k->task_at), gs_cpu_fmm_walk_grow(t, &k->order, k->tcap, sizeof *k->order);
+    gs_cpu_fmm_walk_grow(t, &k->task_round, k->tcap, sizeof *k->task_round);
+    gs_cpu_fmm_walk_grow(t, &k->round_at, k->tcap + 1, sizeof *k->round_at);
   }
   uint64_t *deg = calloc((size_t)nf + 1, sizeof *deg), maxdeg = 0;
   if (!deg) GS_DIE(t->where, "calloc", "out of memory");
@@ -207,7 +207,7 @@ static uint32_t gs_fmm_walk_rounds(struct gs_fmm_cpu *t, uint32_t nf, uint64_t *
   if (!used) GS_DIE(t->where, "calloc", "out of memory");
   uint32_t rounds = 0;
   for (uint64_t m = 0; m < n; m++) {
-    const struct gs_fmm_walk_pair *p = &k->pairs[k->task_at[m]];
+    const struct gs_cpu_fmm_walk_pair *p = &k->pairs[k->task_at[m]];
     uint64_t *ua = used + (uint64_t)p->fa * words, *ub = used + (uint64_t)p->fb * words, r = 0;
     for (uint64_t wd = 0; wd < words; wd++) {
       uint64_t busy = ua[wd] | ub[wd];
@@ -243,11 +243,11 @@ void gs_backend_cpu_fmm_walk_run(struct gs_fmm_cpu *t, const struct gs_fmm_args 
   k->npairs = 0;
   uint32_t nf = (uint32_t)t->nroots, rounds = 0;
   uint64_t ntask = 0;
-  if (t->nodes) gs_fmm_walk_top_self(&w0, 0);
-  if (k->npairs) rounds = gs_fmm_walk_rounds(t, nf, &ntask);
+  if (t->nodes) gs_cpu_fmm_walk_top_self(&w0, 0);
+  if (k->npairs) rounds = gs_cpu_fmm_walk_rounds(t, nf, &ntask);
   if (nf > k->dcap) {
     k->dcap = nf;
-    gs_fmm_walk_grow(t, &k->dep, nf, 1);
+    gs_cpu_fmm_walk_grow(t, &k->dep, nf, 1);
   }
   uint64_t m2l = w0.m2l, p2p = w0.p2p;
   /* One task per set-aside group, made in the rounds' order: a task waits for the ones made before
@@ -257,15 +257,15 @@ void gs_backend_cpu_fmm_walk_run(struct gs_fmm_cpu *t, const struct gs_fmm_args 
 #pragma omp single
   for (uint64_t i = 0; i < ntask; i++) {
     uint64_t m = k->order[i];
-    const struct gs_fmm_walk_pair *first = &k->pairs[k->task_at[m]];
+    const struct gs_cpu_fmm_walk_pair *first = &k->pairs[k->task_at[m]];
 #pragma omp task default(shared) firstprivate(m) depend(inout : k->dep[first->fa], k->dep[first->fb])
     {
       struct gs_fmm_walker w = {.t = t, .theta2 = w0.theta2, .eps2 = w0.eps2, .G = w0.G, .direct = w0.direct};
       if (!(a->stop && a->stop())) /* abandoned: one task's work bounds the wait */
         for (uint64_t j = k->task_at[m]; j < k->task_at[m + 1]; j++) {
-          const struct gs_fmm_walk_pair *p = &k->pairs[j];
-          if (p->a == p->b) gs_fmm_walk_self(&w, p->a);
-          else gs_fmm_walk_pair(&w, p->a, p->b);
+          const struct gs_cpu_fmm_walk_pair *p = &k->pairs[j];
+          if (p->a == p->b) gs_cpu_fmm_walk_self(&w, p->a);
+          else gs_cpu_fmm_walk_pair(&w, p->a, p->b);
         }
 #pragma omp atomic
       m2l += w.m2l;
