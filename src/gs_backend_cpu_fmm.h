@@ -10,8 +10,8 @@
 /* The top of the tree: cells of more than max(GS_CPU_FMM_TASK_MIN, n / GS_CPU_FMM_TASK_SHARE)
  * bodies that have children. The cells just below it, the frontier, root disjoint subtrees: the
  * units of the passes' and the walk's threads (gs_backend_cpu_fmm_walk.c). */
-#define GS_CPU_FMM_TASK_MIN 256
-#define GS_CPU_FMM_TASK_SHARE 64
+#define GS_CPU_FMM_TASK_MIN 2048
+#define GS_CPU_FMM_TASK_SHARE 16
 
 /* One evaluation's tree and expansions, grown as n grows and kept across evaluations. */
 struct gs_fmm_cpu {
