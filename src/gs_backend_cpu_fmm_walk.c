@@ -105,27 +105,6 @@ static int gs_cpu_fmm_walk_decide(struct gs_fmm_walker *w, uint64_t a, uint64_t 
   return na->nchild && (!nb->nchild || t->radius[a] >= t->radius[b]) ? 2 : 3;
 }
 
-static void gs_cpu_fmm_walk_pair(struct gs_fmm_walker *w, uint64_t a, uint64_t b) {
-  int what = gs_cpu_fmm_walk_decide(w, a, b);
-  if (what < 2) return;
-  const struct gs_dtree_node *nd = &w->t->node[what == 2 ? a : b];
-  for (uint32_t c = 0; c < nd->nchild; c++)
-    what == 2 ? gs_cpu_fmm_walk_pair(w, nd->child + c, b) : gs_cpu_fmm_walk_pair(w, a, nd->child + c);
-}
-
-static void gs_cpu_fmm_walk_self(struct gs_fmm_walker *w, uint64_t a) {
-  const struct gs_dtree_node *nd = &w->t->node[a];
-  if (!nd->nchild) {
-    gs_cpu_fmm_walk_direct_self(w, nd);
-    return;
-  }
-  for (uint32_t i = 0; i < nd->nchild; i++) {
-    gs_cpu_fmm_walk_self(w, nd->child + i);
-    for (uint32_t j = i + 1; j < nd->nchild; j++)
-      gs_cpu_fmm_walk_pair(w, nd->child + i, nd->child + j);
-  }
-}
-
 /* *p grown to hold count elements of size bytes (contents kept). */
 static void gs_cpu_fmm_walk_grow(struct gs_fmm_cpu *t, void *p, uint64_t count, size_t size) {
   void **q = p, *r = realloc(*q, count ? count * size : 1);
@@ -133,7 +112,7 @@ static void gs_cpu_fmm_walk_grow(struct gs_fmm_cpu *t, void *p, uint64_t count, 
   *q = r;
 }
 
-/* The top's walk (one thread): a pair of cells both below the top is set aside. */
+/* The top's walk sets aside each pair of cells both below the top (a task's part). */
 static void gs_cpu_fmm_walk_defer(struct gs_fmm_cpu *t, uint64_t a, uint64_t b) {
   struct gs_fmm_walk *k = t->walk;
   if (k->npairs == k->pcap) {
@@ -145,9 +124,10 @@ static void gs_cpu_fmm_walk_defer(struct gs_fmm_cpu *t, uint64_t a, uint64_t b) 
   k->pairs[k->npairs++] = p;
 }
 
-static void gs_cpu_fmm_walk_top_pair(struct gs_fmm_walker *w, uint64_t a, uint64_t b) {
-  const int32_t *front = w->t->front;
-  if (front[a] >= 0 && front[b] >= 0) {
+/* Distinct cells a and b; top: the top's walk (one thread), which sets aside a pair of cells both
+ * below the top instead of walking it. */
+static void gs_cpu_fmm_walk_pair(struct gs_fmm_walker *w, uint64_t a, uint64_t b, int top) {
+  if (top && w->t->front[a] >= 0 && w->t->front[b] >= 0) {
     gs_cpu_fmm_walk_defer(w->t, a, b);
     return;
   }
@@ -155,19 +135,24 @@ static void gs_cpu_fmm_walk_top_pair(struct gs_fmm_walker *w, uint64_t a, uint64
   if (what < 2) return;
   const struct gs_dtree_node *nd = &w->t->node[what == 2 ? a : b];
   for (uint32_t c = 0; c < nd->nchild; c++)
-    what == 2 ? gs_cpu_fmm_walk_top_pair(w, nd->child + c, b) : gs_cpu_fmm_walk_top_pair(w, a, nd->child + c);
+    what == 2 ? gs_cpu_fmm_walk_pair(w, nd->child + c, b, top) : gs_cpu_fmm_walk_pair(w, a, nd->child + c, top);
 }
 
-static void gs_cpu_fmm_walk_top_self(struct gs_fmm_walker *w, uint64_t a) {
+/* Cell a with itself; top as for gs_cpu_fmm_walk_pair. */
+static void gs_cpu_fmm_walk_self(struct gs_fmm_walker *w, uint64_t a, int top) {
   const struct gs_dtree_node *nd = &w->t->node[a];
-  if (w->t->front[a] >= 0) {
+  if (top && w->t->front[a] >= 0) {
     gs_cpu_fmm_walk_defer(w->t, a, a);
     return;
   }
+  if (!nd->nchild) {
+    gs_cpu_fmm_walk_direct_self(w, nd);
+    return;
+  }
   for (uint32_t i = 0; i < nd->nchild; i++) {
-    gs_cpu_fmm_walk_top_self(w, nd->child + i);
+    gs_cpu_fmm_walk_self(w, nd->child + i, top);
     for (uint32_t j = i + 1; j < nd->nchild; j++)
-      gs_cpu_fmm_walk_top_pair(w, nd->child + i, nd->child + j);
+      gs_cpu_fmm_walk_pair(w, nd->child + i, nd->child + j, top);
   }
 }
 
@@ -243,7 +228,7 @@ void gs_backend_cpu_fmm_walk_run(struct gs_fmm_cpu *t, const struct gs_fmm_args 
   k->npairs = 0;
   uint32_t nf = (uint32_t)t->nroots, rounds = 0;
   uint64_t ntask = 0;
-  if (t->nodes) gs_cpu_fmm_walk_top_self(&w0, 0);
+  if (t->nodes) gs_cpu_fmm_walk_self(&w0, 0, 1);
   if (k->npairs) rounds = gs_cpu_fmm_walk_rounds(t, nf, &ntask);
   if (nf > k->dcap) {
     k->dcap = nf;
@@ -264,8 +249,8 @@ void gs_backend_cpu_fmm_walk_run(struct gs_fmm_cpu *t, const struct gs_fmm_args 
       if (!(a->stop && a->stop())) /* abandoned: one task's work bounds the wait */
         for (uint64_t j = k->task_at[m]; j < k->task_at[m + 1]; j++) {
           const struct gs_cpu_fmm_walk_pair *p = &k->pairs[j];
-          if (p->a == p->b) gs_cpu_fmm_walk_self(&w, p->a);
-          else gs_cpu_fmm_walk_pair(&w, p->a, p->b);
+          if (p->a == p->b) gs_cpu_fmm_walk_self(&w, p->a, 0);
+          else gs_cpu_fmm_walk_pair(&w, p->a, p->b, 0);
         }
 #pragma omp atomic
       m2l += w.m2l;

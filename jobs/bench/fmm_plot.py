@@ -3,10 +3,12 @@
 headless; docs/performance.md, "Fast multipole method (CPU)").
 
   jobs/bench/fmm_plot.py bench-out/fmm-scaling.csv [--out docs/figures/fmm-scaling.png]
+  jobs/bench/fmm_plot.py bench-out/fmm-cputime.txt [--out ...]
 
 Reads gpusim's CSV (docs/results-schema.md) as jobs/bench/fmm_scaling.sh writes it: the job rows
 (rank = -1) of phase=forces for solver=fmm and solver=tree, time_median_s over problem_size per
-N, the span of the timed runs (time_min_s .. time_max_s) as error bars. Prints the table it draws
+N, the span of the timed runs (time_min_s .. time_max_s) as error bars; or the table of
+jobs/bench/fmm_cputime.sh (a .txt: one evaluation's CPU seconds on one thread, no error bars). Prints the table it draws
 (N, microseconds per body, p99 error, each solver) and writes one PNG: time per body (log N axis),
 the FMM's ratio to its smallest N's as a second panel with the 1.5x band of issue 41. Exit status:
 0 written, 1 nothing to plot, 2 bad input or no matplotlib.
@@ -26,8 +28,17 @@ def main():
     ap.add_argument("--out", default="docs/figures/fmm-scaling.png")
     a = ap.parse_args()
     data = {}  # solver -> {n: (us/body, min, max, p99)}
+    unit = "wall"
     try:
         for path in a.csv:
+            if path.endswith(".txt"):
+                unit = "cpu"
+                for line in open(path):
+                    w = line.split()
+                    if len(w) == 4 and w[0].isdigit() and w[1] in ("fmm", "tree"):
+                        us = float(w[3])
+                        data.setdefault(w[1], {})[1 << int(w[0])] = (us, us, us, float("nan"))
+                continue
             with open(path, newline="") as f:
                 for r in csv.DictReader(f):
                     p = params(r.get("params"))
@@ -68,7 +79,8 @@ def main():
     ax1.set_xscale("log", base=2)
     ax1.set_yscale("log")
     ax1.set_xlabel("N (Plummer, eps 0.05, double)")
-    ax1.set_ylabel("time per body, one evaluation (us)")
+    ax1.set_ylabel("time per body, one evaluation (us)" if unit == "wall" else
+                   "CPU time per body, one evaluation, 1 thread (us)")
     ax1.set_title("time per body: O(N) against O(N log N)")
     ax1.grid(True, which="both", alpha=0.3)
     ax1.legend()

@@ -15,7 +15,7 @@ p99_of() { sed -n 's/^# fmm check (start): .* 99th percentile \([0-9.e+-]*\), .*
 # accurate than the one before by 2x at least.
 last=1
 for p in 2 4 6 8; do
-  out=$(gs_mpirun 1 nbody --backend cpu --n 3000 --eps 0.05 --precision double --iters 1 --steps 1 --progress off \
+  out=$(gs_mpirun 1 nbody --backend cpu --n 2000 --eps 0.05 --precision double --iters 1 --steps 1 --progress off \
     --solver fmm --fmm-order $p --fmm-theta 0.5)
   rc=$?
   [ $rc = 0 ] || { echo "$out"; gs_fail "order $p: exit $rc"; }
@@ -31,11 +31,11 @@ done
 for variant in "--precision single" "--precision double --fmm-order 4 --fmm-theta 0.6"; do
   first=""
   for np in 1 2 3; do
-    out=$(gs_mpirun $np nbody --backend cpu --n 1500 --iters 1 --steps 6 --solver fmm --progress off $variant)
+    out=$(gs_mpirun $np nbody --backend cpu --n 1000 --iters 1 --steps 6 --solver fmm --progress off $variant)
     rc=$?
     [ $rc = 0 ] || { echo "$out"; gs_fail "$variant on $np rank(s): exit $rc"; }
     gs_verified "$out" "$variant on $np rank(s)"
-    echo "$out" | grep -q "^# fmm check (end, step 6): 1024 bodies, .*: OK$" || { echo "$out"; gs_fail "$variant, $np: no end check"; }
+    echo "$out" | grep -q "^# fmm check (end, step 6): 1000 bodies, .*: OK$" || { echo "$out"; gs_fail "$variant, $np: no end check"; }
     h=$(echo "$out" | hash_of)
     [ -n "$h" ] || { echo "$out"; gs_fail "$variant on $np rank(s): no final state"; }
     [ -z "$first" ] && first=$h
@@ -46,7 +46,7 @@ done
 
 # Momentum after 100 steps in double: round-off for the fmm (its verdict OK), drift for the tree.
 mom_of() { sed -n 's/^# momentum: |P - P0| \/ (M v_rms) = \([0-9.e+-]*\) at step 100 .*/\1/p'; }
-common="--backend cpu --n 2000 --precision double --iters 1 --steps 100 --energy-every 50 --progress off"
+common="--backend cpu --n 1000 --precision double --iters 1 --steps 100 --energy-every 50 --progress off"
 out=$(gs_mpirun 2 nbody $common --solver fmm) || { echo "$out"; gs_fail "fmm, 100 steps: exit $?"; }
 echo "$out" | grep -q '^# momentum: .* tolerance 1.0e-12: the fmm solver.s forces cancel pairwise to round-off): OK$' ||
   { echo "$out"; gs_fail "fmm: no momentum verdict"; }
