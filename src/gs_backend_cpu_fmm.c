@@ -46,7 +46,7 @@ static void gs_cpu_fmm_room(gs_ctx *c, void *p, size_t count, size_t size) {
  * after it: the top's cells are among the first ntop, marked -1. */
 static void gs_cpu_fmm_frontier(gs_ctx *c, struct gs_fmm_cpu *t) {
   uint64_t top = t->n / GS_CPU_FMM_TASK_SHARE > GS_CPU_FMM_TASK_MIN ? t->n / GS_CPU_FMM_TASK_SHARE : GS_CPU_FMM_TASK_MIN;
-  if (t->nodes > t->fcap) {
+  if (t->nodes > t->fcap || !t->front) {
     gs_cpu_fmm_room(c, &t->front, t->nodes, sizeof *t->front);
     gs_cpu_fmm_room(c, &t->roots, t->nodes, sizeof *t->roots);
     t->fcap = t->nodes;
@@ -69,7 +69,7 @@ static void gs_cpu_fmm_build(gs_ctx *c, void *s, const struct gs_fmm_args *a, gs
   (void)q;
   struct gs_fmm_cpu *t = s;
   if (t->ex.order != a->order) gs_backend_cpu_fmm_expand_plan(&t->ex, a->order);
-  if (a->n > t->cap) {
+  if (a->n > t->cap || !t->x) { /* room for one at least: no null arrays when n = 0 */
     uint64_t n = a->n;
     gs_cpu_fmm_room(c, &t->node, 2 * n, sizeof *t->node), gs_cpu_fmm_room(c, &t->body, 4 * n, sizeof *t->body);
     gs_cpu_fmm_room(c, &t->idx, n, sizeof *t->idx), gs_cpu_fmm_room(c, &t->tmp, n, sizeof *t->tmp);
@@ -84,7 +84,7 @@ static void gs_cpu_fmm_build(gs_ctx *c, void *s, const struct gs_fmm_args *a, gs
   t->nodes = gs_backend_cpu_tree_grow(&ta, t->node, t->body, t->idx, t->tmp);
   for (uint64_t j = 0; j < a->n; j++)
     t->x[j] = t->body[4 * j], t->y[j] = t->body[4 * j + 1], t->z[j] = t->body[4 * j + 2], t->m[j] = t->body[4 * j + 3];
-  if (t->nodes * (uint64_t)t->ex.nc > t->ccap || t->nodes > t->cells) {
+  if (t->nodes * (uint64_t)t->ex.nc > t->ccap || t->nodes > t->cells || !t->M) {
     gs_cpu_fmm_room(c, &t->centre, 3 * t->nodes, sizeof *t->centre);
     gs_cpu_fmm_room(c, &t->radius, t->nodes, sizeof *t->radius);
     gs_cpu_fmm_room(c, &t->M, t->nodes * t->ex.nc, sizeof *t->M);

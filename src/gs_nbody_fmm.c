@@ -8,7 +8,6 @@
  * gs_nbody_fmm_report.c's, the solver table gs_nbody_fmm_solver.c's. */
 #include "gs_nbody_fmm.h"
 
-
 /* The run's settings as the primitives take them. The potential always: it costs a few flops per
  * body and pair, and the diagnostics then need no evaluation of their own. */
 static struct gs_fmm_args gs_nbody_fmm_args(const struct gs_nbody_fmm *f, uint64_t *counts) {
