@@ -64,8 +64,8 @@ def main():
     print("%10s %14s %10s %14s %10s %8s" % ("N", "fmm_us/body", "fmm_p99", "tree_us/body", "tree_p99", "tree/fmm"))
     for n in ns:
         f, t = data["fmm"].get(n), data.get("tree", {}).get(n)
-        print("%10d %14s %10s %14s %10s %8s" % (n, "%.3f" % f[0] if f else "-", "%.2e" % f[3] if f else "-",
-                                               "%.3f" % t[0] if t else "-", "%.2e" % t[3] if t else "-",
+        print("%10d %14s %10s %14s %10s %8s" % (n, "%.3f" % f[0] if f else "-", "%.2e" % f[3] if f and f[3] == f[3] else "-",
+                                               "%.3f" % t[0] if t else "-", "%.2e" % t[3] if t and t[3] == t[3] else "-",
                                                "%.2f" % (t[0] / f[0]) if f and t else "-"))
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5))
     for solver, colour, label in (("fmm", "tab:blue", "fmm (order 6, theta 0.7)"), ("tree", "tab:orange", "tree (theta 0.5)")):
