@@ -118,7 +118,8 @@ static int gs_nbody_verdict(struct gs_nbody_job *job, long last) {
   const struct gs_run *run = job->run;
   uint64_t hash = gs_nbody_io_hash(job);
   /* rank 0's diagnostics: the momentum verdict of a solver that has one joins the others' */
-  double ptol = job->solver->momentum_tol && !job->p0_other ? job->solver->momentum_tol(job, job->de_step - job->p0_step) : 0;
+  double ptol = 0;
+  if (job->solver->momentum_tol && !job->p0_other) ptol = job->solver->momentum_tol(job, job->de_step - job->p0_step);
   int drift = run->rank == 0 && ptol > 0 && job->dp_last >= 0 && !(job->dp_last <= ptol);
   int failed = job->failed || drift, any = 0;
   long expired = 0;

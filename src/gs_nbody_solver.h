@@ -36,8 +36,8 @@ struct gs_nbody_origin {
 };
 
 struct gs_nbody_solver {
-  const char *name; /* "direct", "tree": the result rows' kernel column for the tree, the corrupt hook */
-  int id;           /* --solver's value and the checkpoint's solver field (GS_NBODY_DIRECT, GS_NBODY_TREE) */
+  const char *name; /* "direct", "tree", "fmm": the result rows' kernel column for the tree, the corrupt hook */
+  int id;           /* --solver's value and the checkpoint's solver field (enum gs_nbody_solver_id) */
   /* The layout its bodies are held in (enum gs_nbody_layout): GS_NBODY_LAYOUT_REPLICATED, every
    * rank holds every position in the driver's buffers; GS_NBODY_LAYOUT_DOMAINS, each rank holds
    * its own bodies (O(N / P)) and the driver makes no N-body buffers. --tree-layout picks among the
