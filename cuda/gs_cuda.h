@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "gs_acc.h"
+#include "gs_dtree.h"
 #include "gs_nbody_force.h"
 #include "gs_tree.h"
 
@@ -141,6 +142,61 @@ int gs_tree_order_unsort_launch(struct gs_cuda_ctx *c, const struct gs_tree_args
 /* gs_tree_ops.bounds (gs_backend.h): group starts at or after want[0..m), synchronous on stream. */
 int gs_tree_order_bounds_launch(struct gs_cuda_ctx *c, const struct gs_tree_args *a, const uint64_t *want, uint64_t *got,
                           int m, void *stream);
+
+/* ---- distributed tree (gs_tree_dbody.cu, gs_tree_dbuild.cu, gs_tree_dtop.cu, gs_tree_dlet.cu,
+ * gs_tree_dmerge.cu): struct gs_dtree_ops' primitives (gs_backend.h) on one rank's device. Each
+ * returns once its work on stream is done (a cudaError_t as an int); the bodies b are device
+ * memory, arrays named host are host memory. ---- */
+
+/* Most bodies in a leaf bucket where --leaf leaves it to the backend (both layouts). */
+#define GS_CUDA_TREE_LEAF 16
+
+/* The device buffers the primitives keep from one to the next (grown, never shrunk). */
+struct gs_tree_dstate;
+int gs_tree_dbody_open(struct gs_tree_dstate **s);
+void gs_tree_dbody_close(struct gs_tree_dstate *s);
+/* The device bytes s holds now. */
+size_t gs_tree_dbody_bytes(const struct gs_tree_dstate *s);
+/* m[6] (host): per axis the least position and the negated greatest of pos[0, n). */
+int gs_tree_dbody_box(struct gs_tree_dstate *s, int precision, const void *pos, uint64_t n, double m[6],
+                      void *stream);
+/* The keys (the CPU backend's bits) and b sorted by (key, id), every array permuted alike. */
+int gs_tree_dbody_sort(struct gs_tree_dstate *s, int precision, const struct gs_dtree_cube *cube,
+                       struct gs_dtree_bodies *b, void *stream);
+/* got[k] (host) = the first of the n sorted keys not below want[k] (host), k < m. */
+int gs_tree_dbody_lower(struct gs_tree_dstate *s, const uint64_t *key, uint64_t n, const uint64_t *want, uint64_t *got,
+                        int m, void *stream);
+/* w[k] (host) = work summed over [at[k], at[k + 1]) (at: host, nc + 1 of them). */
+int gs_tree_dbody_sums(struct gs_tree_dstate *s, const double *work, const uint64_t *at, int nc, double *w,
+                       void *stream);
+/* work[0, n) rescaled to sum to seconds. */
+int gs_tree_dbody_spread(struct gs_tree_dstate *s, double *work, uint64_t n, double seconds, void *stream);
+/* gs_dtree_ops' pack (runs: host) and unpack. */
+int gs_tree_dbody_pack(struct gs_tree_dstate *s, int precision, const struct gs_dtree_bodies *b,
+                       const struct gs_dtree_run *runs, int nrun, void *buf, void *stream);
+int gs_tree_dbody_unpack(struct gs_tree_dstate *s, int precision, const void *buf, uint64_t n,
+                         struct gs_dtree_bodies *b, uint64_t at, void *stream);
+/* gs_dtree_ops' build: the local tree over b (sorted), its cells' roots and groups; cells[k]'s
+ * node and amin (host). */
+int gs_tree_dbuild_launch(struct gs_cuda_ctx *c, struct gs_tree_dstate *s, const struct gs_tree_args *a,
+                          const struct gs_dtree_bodies *b, const uint64_t *at, struct gs_dtree_cell *cells, int ncell,
+                          void *stream);
+/* The cell table (host, ncell cells by owner, this rank's from cell0, as built) on the device in
+ * key order, and the top trie above the cells: what let and walk read. */
+int gs_tree_dtop_launch(struct gs_tree_dstate *s, const struct gs_tree_args *a, const struct gs_dtree_cell *table,
+                        int ncell, int cell0, int me, void *stream);
+/* gs_dtree_ops' let: every other rank's message into the state's send buffer (*out), bytes[r]
+ * (host) each. */
+int gs_tree_dlet_launch(struct gs_cuda_ctx *c, struct gs_tree_dstate *s, const struct gs_tree_args *a,
+                        const struct gs_dtree_cell *table, const int *first, int P, int me, uint64_t *bytes,
+                        const void **out, void *stream);
+/* gs_dtree_ops' walk: the messages recv (device; rbytes: host) merged, b's bodies walked into
+ * a->acc, interactions per body into work (NULL: none), the counts added into a->counts (host);
+ * *missing: the closed nodes the walk had to open. */
+int gs_tree_dmerge_walk(struct gs_cuda_ctx *c, struct gs_tree_dstate *s, const struct gs_tree_args *a,
+                        const struct gs_dtree_cell *table, int ncell, int cell0, const void *recv,
+                        const uint64_t *rbytes, int P, const struct gs_dtree_bodies *b, double *work,
+                        uint64_t *missing, void *stream);
 
 /* ---- matrix multiply (gs_matmul_kernels.cu, gs_matmul_cublas.cu) ---- */
 

@@ -15,13 +15,14 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "gs_cuda.h"
 #include "gs_nbody_internal.cuh"
 #include "gs_tree.h"
 
 /* Most bodies in a leaf bucket: the walk appends a bucket to its 64-entry body list in one go
  * while fewer than 32 are waiting, so a bucket holds at most 32. The default, 16, halves the
  * nodes a walk must test against 8 (more tests) or 32 (more body-body pairs). */
-#define GS_TR_LEAF_DEFAULT 16
+#define GS_TR_LEAF_DEFAULT GS_CUDA_TREE_LEAF
 #define GS_TR_LEAF_MAX 32
 
 /* Partial boxes of the first bounding-box pass (the second pass reduces them in one block). */
@@ -29,10 +30,11 @@
 #define GS_TR_BOX_THREADS 256
 
 /* Morton keys: 21 bits per axis, 63 bits in all. Keys tie only for bodies in one 2^-21 cell; the
- * tree then splits them by their (distinct) 32-bit sorted positions, so a node's common prefix
- * grows by at least one bit per level: no internal node is deeper than 63 + 32 = 95. */
+ * tree then splits them by their (distinct) 32-bit sorted positions, or in the distributed tree by
+ * their 64-bit ids, so a node's common prefix grows by at least one bit per level: no internal
+ * node is deeper than 63 + 64 = 127. */
 #define GS_TR_KEY_BITS 21
-#define GS_TR_DEPTH_MAX 96
+#define GS_TR_DEPTH_MAX 128
 
 /* Walk stack, per warp, in internal nodes: the warp pops up to 32 at once, as many as keep the
  * stack within GS_TR_STACK_PAR entries after their children are pushed (each pop pushes at most
@@ -60,6 +62,13 @@
 #define GS_TR_GROUP 32
 
 #define GS_TR_NONE 0xffffffffu
+
+/* The distributed tree's merged node ids (gs_tree_dstate.cuh): a child with GS_TR_BODY set is a
+ * body (its index below), GS_TR_MISSING a child a remote node was sent without (closed); a node's
+ * range GS_TR_WHOLE makes it never a leaf bucket (a top node, or a remote node that is not one). */
+#define GS_TR_BODY 0x80000000u
+#define GS_TR_MISSING 0x7fffffffu
+#define GS_TR_WHOLE make_uint2(0u, 0xfffffffeu)
 
 /* Boundaries one launch of gs_tree_order_bounds_launch finds (more take several). */
 #define GS_TR_BOUNDS 24

@@ -35,38 +35,14 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include "gs_cuda.h"
-#include "gs_tree_internal.cuh"
-
-/* Everything a walk reads, by value (a kernel parameter). */
-template <typename T>
-struct gs_tr_walk_args {
-  const gs_nb_vec_t<T> *pos, *spos, *cm, *qd, *lo, *hi, *aold;
-  const uint2 *child, *range;
-  const uint32_t *tgt, *idx, *gstart;
-  uint32_t *cnt;  /* the layout's counters: [1] groups, [2] groups taken */
-  gs_nb_vec_t<T> *acc;
-  uint64_t i_first;
-  uint32_t ntgt, n, leaf;  /* targets in the walk order */
-  int by_order;  /* GS_TREE_BY_ORDER */
-  int rel;  /* the relative opening test (else the geometric one) */
-  T G, e2, cut2, theta2, alpha;
-  unsigned long long *counts;
-};
+#include "gs_tree_dstate.cuh"
+#include "gs_tree_open.cuh"
 
 /* A lane's target and its sums. */
 template <typename T>
 struct gs_tr_lane {
   T x, y, z, m;
   T ax, ay, az, phi;
-};
-
-/* The warp's group: its targets' box, the smallest |a_old| (relative test), live targets, and
- * the interaction counts so far. */
-template <typename T>
-struct gs_tr_group {
-  T lx, ly, lz, hx, hy, hz, amin;
-  uint32_t live;
-  unsigned long long bb, bc;
 };
 
 /* A warp's shared memory: the node stack and the two interaction lists (sorted body positions,
@@ -191,48 +167,6 @@ static __device__ __forceinline__ int gs_tr_drain_bodies(const gs_tr_walk_args<T
   return nb - 32;
 }
 
-/* What the walk does with a node for a group. */
-enum gs_tr_fate { GS_TR_ACCEPT = 0, GS_TR_OPEN = 1, GS_TR_SKIP = 2 };
-
-/* The fate of a node (centre of mass and mass c, box l .. h) for group g. Exact shortcuts first:
- * under the cutoff law a node whose box lies wholly within the cutoff of every target (with a
- * margin of 2^-10 for rounding) exerts nothing and is skipped; under Plummer softening a node
- * whose bodies all sit at one point is exactly its monopole, taken whole even by its own bodies
- * (the self pair then adds m_i / eps to the potential, taken out as always). These keep coincident
- * bodies O(n) instead of O(n^2). Then a node is opened when its box overlaps the group's (a
- * target may be inside: the expansion would not converge, and the target's own body must be met
- * as a body), and under the cutoff law when any part of it may lie within the cutoff of a target.
- * Else the opening test, with d the distance from the centre of mass to the group's box and size
- * the distance from the centre of mass to the farthest corner of the node's box (Bonsai's opening
- * radius): geometric, size > theta d; relative (GADGET-2), G M size^2 / d^4 > alpha |a_old|. */
-template <typename T, int LAW>
-static __device__ __forceinline__ int gs_tr_fate(const gs_tr_walk_args<T> &p, const gs_tr_group<T> &g,
-                                                 const gs_nb_vec_t<T> &c, const gs_nb_vec_t<T> &l,
-                                                 const gs_nb_vec_t<T> &h)
-{
-  if constexpr (LAW == GS_LAW_CUTOFF) {
-    const T fx = fmax(h.x - g.lx, g.hx - l.x), fy = fmax(h.y - g.ly, g.hy - l.y), fz = fmax(h.z - g.lz, g.hz - l.z);
-    if (fx * fx + fy * fy + fz * fz < p.cut2 * T(1 - 1.0 / 1024)) return GS_TR_SKIP;
-  } else {
-    if (l.x == h.x && l.y == h.y && l.z == h.z) return GS_TR_ACCEPT;
-  }
-  if (l.x <= g.hx && h.x >= g.lx && l.y <= g.hy && h.y >= g.ly && l.z <= g.hz && h.z >= g.lz) return GS_TR_OPEN;
-  if constexpr (LAW == GS_LAW_CUTOFF) {
-    const T bx = fmax(fmax(l.x - g.hx, g.lx - h.x), T(0));
-    const T by = fmax(fmax(l.y - g.hy, g.ly - h.y), T(0));
-    const T bz = fmax(fmax(l.z - g.hz, g.lz - h.z), T(0));
-    if (bx * bx + by * by + bz * bz < p.cut2) return GS_TR_OPEN;
-  }
-  const T dx = fmax(fmax(g.lx - c.x, c.x - g.hx), T(0));
-  const T dy = fmax(fmax(g.ly - c.y, c.y - g.hy), T(0));
-  const T dz = fmax(fmax(g.lz - c.z, c.z - g.hz), T(0));
-  const T d2 = dx * dx + dy * dy + dz * dz;
-  const T sx = fmax(c.x - l.x, h.x - c.x), sy = fmax(c.y - l.y, h.y - c.y), sz = fmax(c.z - l.z, h.z - c.z);
-  const T size2 = sx * sx + sy * sy + sz * sz;
-  const bool open = p.rel ? fabs(p.G) * c.w * size2 > p.alpha * g.amin * (d2 * d2) : size2 > p.theta2 * d2;
-  return open ? GS_TR_OPEN : GS_TR_ACCEPT;
-}
-
 /* Warp-wide minimum and maximum. */
 template <typename T>
 static __device__ __forceinline__ T gs_tr_wmin(T v)
@@ -257,15 +191,15 @@ static __device__ __forceinline__ uint32_t gs_tr_entry(const gs_tr_walk_args<T> 
 
 /* The lane's target (walk position k, valid below end; the others copy lane 0's position and add
  * nothing to the box): entry e, body i; the group's box and smallest |a_old| over real bodies. */
-template <typename T>
+template <typename T, bool DT>
 static __device__ __forceinline__ void gs_tr_group_init(const gs_tr_walk_args<T> &p, uint32_t k, uint32_t end,
                                                         uint32_t &e, uint32_t &i, gs_tr_lane<T> &t,
                                                         gs_tr_group<T> &g)
 {
   const bool valid = k < end;
   e = gs_tr_entry(p, valid ? k : k - gs_tr_lane_id());
-  i = e < p.n ? p.idx[e] : e;
-  const gs_nb_vec_t<T> q = e < p.n ? p.spos[e] : p.pos[e];
+  i = DT ? e : e < p.n ? p.idx[e] : e; /* the merged tree's targets are its first bodies, in order */
+  const gs_nb_vec_t<T> q = DT || e < p.n ? p.spos[e] : p.pos[e];
   t.x = __shfl_sync(~0u, q.x, 0), t.y = __shfl_sync(~0u, q.y, 0), t.z = __shfl_sync(~0u, q.z, 0);
   if (valid) t.x = q.x, t.y = q.y, t.z = q.z;
   t.m = valid ? q.w : T(0);
@@ -286,9 +220,11 @@ static __device__ __forceinline__ void gs_tr_group_init(const gs_tr_walk_args<T>
 
 /* Push the internal children of the lanes that opened their node (ch, `open`) onto the stack
  * above top; returns the new top. */
+template <bool DT>
 static __device__ __forceinline__ int gs_tr_push(uint32_t *stack, int top, bool open, uint2 ch, uint32_t n)
 {
-  const bool l = open && ch.x < n - 1, r = open && ch.y < n - 1;
+  const bool l = open && (DT ? !(ch.x & GS_TR_BODY) : ch.x < n - 1);
+  const bool r = open && (DT ? !(ch.y & GS_TR_BODY) : ch.y < n - 1);
   const int mine = (int)l + (int)r;
   int incl = mine;
   for (int o = 1; o < 32; o <<= 1) {
@@ -324,7 +260,7 @@ static __device__ __forceinline__ int gs_tr_buckets(const gs_tr_walk_args<T> &p,
 
 /* One step of the walk: pop k nodes (one per lane), sort them, and feed the lists and the stack.
  * Returns the new top of the stack. */
-template <typename T, int LAW, bool POT>
+template <typename T, int LAW, bool POT, bool DT>
 static __device__ __forceinline__ int gs_tr_step(const gs_tr_walk_args<T> &p, gs_tr_warp_mem &w, int top, int &nb,
                                                  int &nc, gs_tr_lane<T> &t, gs_tr_group<T> &g)
 {
@@ -348,6 +284,10 @@ static __device__ __forceinline__ int gs_tr_step(const gs_tr_walk_args<T> &p, gs
     bucket = f == GS_TR_OPEN && cnt <= p.leaf;
     open = f == GS_TR_OPEN && !bucket;
     if (open) ch = p.child[node];
+    if (DT && open && ch.x == GS_TR_MISSING) { /* a remote node sent closed: a bug, counted, taken whole */
+      if (p.counts) atomicAdd(p.counts + GS_TREE_MISSING, 1ull);
+      open = false, cell = true;
+    }
   }
   nc = gs_tr_append(w.cl, nc, cell, node);
   if (nc >= 32) {
@@ -358,15 +298,16 @@ static __device__ __forceinline__ int gs_tr_step(const gs_tr_walk_args<T> &p, gs
   }
   nb = gs_tr_buckets<T, LAW, POT>(p, w.bl, nb, bucket, first, cnt, t, g);
   const uint32_t leaf0 = p.n - 1;
-  nb = gs_tr_append(w.bl, nb, open && ch.x >= leaf0, ch.x - leaf0);
+  const bool lb = DT ? (ch.x & GS_TR_BODY) != 0 : ch.x >= leaf0, rb = DT ? (ch.y & GS_TR_BODY) != 0 : ch.y >= leaf0;
+  nb = gs_tr_append(w.bl, nb, open && lb, DT ? ch.x & ~GS_TR_BODY : ch.x - leaf0);
   nb = gs_tr_drain_bodies<T, LAW, POT>(p, w.bl, nb, t, g);
-  nb = gs_tr_append(w.bl, nb, open && ch.y >= leaf0, ch.y - leaf0);
+  nb = gs_tr_append(w.bl, nb, open && rb, DT ? ch.y & ~GS_TR_BODY : ch.y - leaf0);
   nb = gs_tr_drain_bodies<T, LAW, POT>(p, w.bl, nb, t, g);
-  return gs_tr_push(w.stack, top, open, ch, p.n);
+  return gs_tr_push<DT>(w.stack, top, open, ch, p.n);
 }
 
 /* One group, the walk positions [b, end) (at most 32): its forces into acc. */
-template <typename T, int LAW, bool POT>
+template <typename T, int LAW, bool POT, bool DT>
 static __device__ __forceinline__ void gs_tr_walk_group(const gs_tr_walk_args<T> &p, gs_tr_warp_mem &w, uint32_t b,
                                                         uint32_t end, gs_tr_group<T> &g)
 {
@@ -374,9 +315,16 @@ static __device__ __forceinline__ void gs_tr_walk_group(const gs_tr_walk_args<T>
   const uint32_t k = b + ln;
   uint32_t e, i;
   gs_tr_lane<T> t;
-  gs_tr_group_init<T>(p, k, end, e, i, t, g);
+  gs_tr_group_init<T, DT>(p, k, end, e, i, t, g);
+  const unsigned long long before = g.bb + g.bc;
   int top = 0, nb = 0, nc = 0;
-  if (p.n <= p.leaf) { /* the whole tree is one bucket (or empty) */
+  if (DT && (p.root & GS_TR_BODY)) { /* the whole merged tree is one body */
+    if (ln == 0) w.bl[0] = p.root & ~GS_TR_BODY;
+    nb = 1;
+  } else if (DT) {
+    if (ln == 0) w.stack[0] = p.root;
+    top = 1;
+  } else if (p.n <= p.leaf) { /* the whole tree is one bucket (or empty) */
     if (ln < p.n) w.bl[ln] = ln;
     nb = (int)p.n;
   } else {
@@ -384,20 +332,21 @@ static __device__ __forceinline__ void gs_tr_walk_group(const gs_tr_walk_args<T>
     top = 1;
   }
   __syncwarp();
-  while (top > 0) top = gs_tr_step<T, LAW, POT>(p, w, top, nb, nc, t, g);
+  while (top > 0) top = gs_tr_step<T, LAW, POT, DT>(p, w, top, nb, nc, t, g);
   gs_tr_flush_cells<T, POT>(p, w.cl, nc, t, g);
   gs_tr_flush_bodies<T, LAW, POT>(p, w.bl, nb, t, g);
   __syncwarp();
   if (k >= end) return;
+  if (DT && p.work) p.work[k] = (double)((g.bb + g.bc - before) / g.live); /* each target met them all */
   /* the self pair's m_i / eps, as the direct kernels take it out (gs_nb_self_fix) */
   if constexpr (POT && LAW == GS_LAW_PLUMMER)
-    if (i < p.n) t.phi -= t.m * gs_nb_rsqrt_lean(p.e2);
+    if (DT || i < p.n) t.phi -= t.m * gs_nb_rsqrt_lean(p.e2);
   const T G = p.G;
   p.acc[p.by_order ? k : i - p.i_first] = gs_nb_make<T>(G * t.ax, G * t.ay, G * t.az, POT ? -G * t.phi : T(0));
 }
 
 /* Persistent warps: each takes the next group off the counter until none is left. */
-template <typename T, int LAW, bool POT>
+template <typename T, int LAW, bool POT, bool DT>
 static __global__ void __launch_bounds__(GS_TR_WARPS * 32)
 gs_tr_walk_kernel(const gs_tr_walk_args<T> p)
 {
@@ -413,7 +362,7 @@ gs_tr_walk_kernel(const gs_tr_walk_args<T> p)
     q = __shfl_sync(~0u, q, 0);
     if (q >= groups) break;
     const uint32_t b = p.gstart[q], end = q + 1 < groups ? p.gstart[q + 1] : p.ntgt;
-    gs_tr_walk_group<T, LAW, POT>(p, w, b, end, g);
+    gs_tr_walk_group<T, LAW, POT, DT>(p, w, b, end, g);
     ++walked;
   }
   if (gs_tr_lane_id() == 0 && p.counts) {
@@ -508,6 +457,21 @@ static cudaError_t gs_tr_targets(const struct gs_tree_args *a, const gs_tr_layou
   return cudaGetLastError();
 }
 
+/* As many blocks as fit at once (the warps then take groups until none is left), fewer when
+ * there are fewer groups than warps (at most one group per target). */
+template <typename T, int LAW, bool POT, bool DT>
+static cudaError_t gs_tr_walk_run(struct gs_cuda_ctx *c, const gs_tr_walk_args<T> &p, cudaStream_t st)
+{
+  int occ = 0;
+  const cudaError_t e = (cudaError_t)gs_cuda_ctx_occupancy(c, (const void *)gs_tr_walk_kernel<T, LAW, POT, DT>,
+                                                           GS_TR_WARPS * 32, &occ);
+  if (e != cudaSuccess) return e;
+  const uint64_t resident = (uint64_t)(c->sm_count > 0 ? c->sm_count : 1) * (uint64_t)(occ > 0 ? occ : 1);
+  const uint64_t need = (p.ntgt + GS_TR_WARPS - 1) / GS_TR_WARPS;
+  gs_tr_walk_kernel<T, LAW, POT, DT><<<(unsigned)(need < resident ? need : resident), GS_TR_WARPS * 32, 0, st>>>(p);
+  return cudaGetLastError();
+}
+
 template <typename T, int LAW, bool POT>
 static cudaError_t gs_tr_walk_launch(struct gs_cuda_ctx *c, const struct gs_tree_args *a, const gs_tr_layout &L,
                                      uint32_t ntgt, cudaStream_t st)
@@ -532,16 +496,8 @@ static cudaError_t gs_tr_walk_launch(struct gs_cuda_ctx *c, const struct gs_tree
   p.G = (T)a->G, p.e2 = LAW == GS_LAW_PLUMMER ? (T)a->eps2 : T(0), p.cut2 = (T)a->cut2;
   p.theta2 = (T)(a->theta * a->theta), p.alpha = (T)a->alpha;
   p.counts = (unsigned long long *)a->counts;
-  /* as many blocks as fit at once (the warps then take groups until none is left), fewer when
-   * there are fewer groups than warps (at most one group per target) */
-  int occ = 0;
-  const cudaError_t e = (cudaError_t)gs_cuda_ctx_occupancy(c, (const void *)gs_tr_walk_kernel<T, LAW, POT>,
-                                                           GS_TR_WARPS * 32, &occ);
-  if (e != cudaSuccess) return e;
-  const uint64_t resident = (uint64_t)(c->sm_count > 0 ? c->sm_count : 1) * (uint64_t)(occ > 0 ? occ : 1);
-  const uint64_t need = (ntgt + GS_TR_WARPS - 1) / GS_TR_WARPS;
-  gs_tr_walk_kernel<T, LAW, POT><<<(unsigned)(need < resident ? need : resident), GS_TR_WARPS * 32, 0, st>>>(p);
-  return cudaGetLastError();
+  p.root = 0, p.work = NULL;
+  return gs_tr_walk_run<T, LAW, POT, false>(c, p, st);
 }
 
 template <typename T>
@@ -575,4 +531,33 @@ extern "C" int gs_tree_walk_launch(struct gs_cuda_ctx *c, const struct gs_tree_a
   cudaError_t e = gs_tr_targets(a, L, st, &ntgt);
   if (e != cudaSuccess || ntgt == 0) return (int)e;
   return (int)(a->precision ? gs_tr_walk_t<double>(c, a, L, ntgt, st) : gs_tr_walk_t<float>(c, a, L, ntgt, st));
+}
+
+/* ---- the distributed tree's merged tree (gs_tree_dstate.cuh) -------------------------------- */
+
+template <typename T>
+cudaError_t gs_tree_walk_merged(struct gs_cuda_ctx *c, const gs_tr_walk_args<T> &p, int law, int potential,
+                                cudaStream_t st)
+{
+  if (p.ntgt == 0) return cudaSuccess;
+  if (law == GS_LAW_PLUMMER)
+    return potential ? gs_tr_walk_run<T, GS_LAW_PLUMMER, true, true>(c, p, st)
+                     : gs_tr_walk_run<T, GS_LAW_PLUMMER, false, true>(c, p, st);
+  return potential ? gs_tr_walk_run<T, GS_LAW_CUTOFF, true, true>(c, p, st)
+                   : gs_tr_walk_run<T, GS_LAW_CUTOFF, false, true>(c, p, st);
+}
+
+template cudaError_t gs_tree_walk_merged<float>(struct gs_cuda_ctx *, const gs_tr_walk_args<float> &, int, int,
+                                                cudaStream_t);
+template cudaError_t gs_tree_walk_merged<double>(struct gs_cuda_ctx *, const gs_tr_walk_args<double> &, int, int,
+                                                 cudaStream_t);
+
+cudaError_t gs_tree_walk_groups(const uint32_t *gid, uint32_t n, uint32_t *gstart, uint32_t *cnt, void *temp,
+                                size_t temp_bytes, cudaStream_t st)
+{
+  cudaError_t e = cudaMemsetAsync(cnt + 1, 0, 2 * sizeof(uint32_t), st);
+  if (e != cudaSuccess || n == 0) return e;
+  const thrust::counting_iterator<uint32_t> it(0);
+  const gs_tr_starts gs = {NULL, gid, 0, n, 1};
+  return cub::DeviceSelect::If(temp, temp_bytes, it, gstart, cnt + 1, (int)n, gs, st);
 }

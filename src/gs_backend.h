@@ -128,38 +128,59 @@ struct gs_tree_ops {
   void (*bounds)(gs_ctx *c, const struct gs_tree_args *a, const uint64_t *want, uint64_t *got, int m, gs_queue *q);
 };
 
-/* A growing host buffer of bytes (the distributed tree's messages). */
-struct gs_dtree_msg {
-  char *data;
-  size_t bytes, cap;
-};
-
 /* The distributed tree's primitives (--tree-layout domains, gs_nbody_dtree*.c: the solver owns the
- * cells, the cut and every MPI call; these run where the bodies live). b's arrays are the
- * backend's memory; the tree they build lives in a state of their own (open / close). The tree
- * is the compressed key-grid octree of gs_dtree.h: bitwise the same whatever rank builds which
- * part, so every rank count gives the same forces. */
+ * cells, the cut and every MPI call; these run where the bodies live). b's arrays and every
+ * buffer named "backend memory" are the backend's (device memory where it has devices); the tree
+ * they build lives in a state of their own (open / close). The tree is the compressed key-grid
+ * trie of gs_dtree.h: bitwise the same whatever rank builds which part, so every rank count gives
+ * the same forces. Each primitive returns once its work is done (the solver times them on the
+ * host); host arrays are named so. */
 struct gs_dtree_ops {
   const char *method; /* a line for the run header */
   int leaf;           /* bodies per leaf bucket where --leaf leaves it to the backend */
-  void *(*open)(gs_ctx *c);
+  int body_bytes[2];  /* bytes its state takes per held body (single, double), for the memory check */
+  /* The state, whose work runs on queue q (every primitive returns once it is done). */
+  void *(*open)(gs_ctx *c, gs_queue *q);
   void (*close)(gs_ctx *c, void *t);
+  /* The bytes of memory its state holds now (the backend's memory: the device's where it has one). */
+  size_t (*bytes)(gs_ctx *c, void *t);
+  /* Per axis the least position and the negated greatest over b's bodies into m[6] (host; +inf
+   * for no body): one MPI_MIN then gives the global cube. */
+  void (*box)(gs_ctx *c, void *t, int precision, const struct gs_dtree_bodies *b, double m[6]);
   /* The keys of b's positions on cube, then b sorted by (key, id): pos, vel, acc, id, key, work
    * permuted alike. */
   void (*sort)(gs_ctx *c, void *t, int precision, const struct gs_dtree_cube *cube, struct gs_dtree_bodies *b);
+  /* For each of the m keys want[k] (host), the first of b's sorted bodies whose key is not below
+   * it, into got[k] (host). */
+  void (*lower)(gs_ctx *c, void *t, const struct gs_dtree_bodies *b, const uint64_t *want, uint64_t *got, int m);
+  /* The work of b's bodies [at[k], at[k + 1]) summed into w[k] (host arrays), k < nc. */
+  void (*sums)(gs_ctx *c, void *t, const struct gs_dtree_bodies *b, const uint64_t *at, int nc, double *w);
+  /* b's work (the last walk's interactions per body) rescaled to sum to seconds: a body carries
+   * its cost to whichever rank holds it next. */
+  void (*spread)(gs_ctx *c, void *t, struct gs_dtree_bodies *b, double seconds);
+  /* Rows of b (GS_DTREE_ROW bytes each) into buf (backend memory) by the nrun runs (host). */
+  void (*pack)(gs_ctx *c, void *t, int precision, const struct gs_dtree_bodies *b, const struct gs_dtree_run *runs,
+               int nrun, void *buf);
+  /* n rows of buf (backend memory) into b's bodies [at, at + n) (b has the room; b->n is the
+   * caller's). */
+  void (*unpack)(gs_ctx *c, void *t, int precision, const void *buf, uint64_t n, struct gs_dtree_bodies *b, uint64_t at);
   /* The subtrees of this rank's ncell cells, cell k holding b's sorted bodies [at[k], at[k + 1]):
    * their roots' records and amin into cells[k] (the rest of cells[k] is the caller's). */
   void (*build)(gs_ctx *c, void *t, const struct gs_tree_args *a, const struct gs_dtree_bodies *b, const uint64_t *at,
                 struct gs_dtree_cell *cells, int ncell);
-  /* The locally essential tree of this rank's cells (cells cell0.. of the table, as built) for
-   * one receiver whose cells are targets[0, ntarget): appended to out. */
-  void (*let)(gs_ctx *c, void *t, const struct gs_tree_args *a, int cell0, const struct gs_dtree_cell *targets,
-              int ntarget, struct gs_dtree_msg *out);
-  /* The merged tree (the table's top trie, this rank's subtrees, the received messages recv) and
-   * the walk of b's bodies into a->acc (held order); interactions per target into work (NULL:
-   * none). Returns the nodes the walk had to open but could not (0 unless a bug). */
+  /* The locally essential trees of this rank's cells (as built: table[first[me]] on) for every
+   * other rank r, whose cells are table[first[r], first[r + 1]) (P + 1 entries of first): into the
+   * backend's own memory, receiver after receiver in rank order, bytes[r] of them (host; 0 for me
+   * and for a rank that needs nothing); *out is valid until the next call. */
+  void (*let)(gs_ctx *c, void *t, const struct gs_tree_args *a, const struct gs_dtree_cell *table, const int *first,
+              int P, int me, uint64_t *bytes, const void **out);
+  /* The merged tree (the table's top trie, this rank's subtrees, the messages recv from every rank
+   * in rank order, rbytes[r] of them (host)) and the walk of b's bodies into a->acc (held order);
+   * interactions per target into work (NULL: none). Returns the nodes the walk had to open but
+   * could not (0 unless a bug). */
   uint64_t (*walk)(gs_ctx *c, void *t, const struct gs_tree_args *a, const struct gs_dtree_cell *table, int ncell,
-                   int cell0, const struct gs_dtree_msg *recv, const struct gs_dtree_bodies *b, double *work);
+                   int cell0, const void *recv, const uint64_t *rbytes, int P, const struct gs_dtree_bodies *b,
+                   double *work);
 };
 
 /* Matrix-multiply primitives (gs_matmul*.c). Matrices are row-major: element (i, j) of an r x c
@@ -220,6 +241,11 @@ struct gs_coll_ops {
                     gs_queue *q);
   /* buf's bytes from member root to every member. */
   void (*bcast)(gs_ctx *c, gs_coll *k, void *buf, uint64_t bytes, int root, gs_queue *q);
+  /* Member r gets sbytes[r] of send (after those for the members before r) into its recv (after
+   * what the members before this one sent it), rbytes[r] from member r: every pair at once, a
+   * pair of zero bytes skipped, the member's own part copied on the device. */
+  void (*alltoallv)(gs_ctx *c, gs_coll *k, const void *send, const uint64_t *sbytes, void *recv,
+                    const uint64_t *rbytes, gs_queue *q);
   /* Wait on the host for e, recorded after collectives, by polling: returns when it is done; dies
    * (aborting the communicator) on the library's asynchronous error, when gone(arg) says a peer
    * is gone (a message: why), or after a generous timeout. */
@@ -248,6 +274,9 @@ struct gs_backend {
   void *(*alloc_host)(gs_ctx *c, size_t bytes);
   void (*free_host)(gs_ctx *c, void *p);
   void (*zero_device)(gs_ctx *c, void *p, size_t bytes, gs_queue *q);
+  /* The device's free and total memory now, whoever uses it (every process on it); NULL where the
+   * backend's memory is the host's. */
+  void (*mem_info)(gs_ctx *c, double *free_bytes, double *total_bytes);
 
   /* Queues and asynchronous copies on them. */
   gs_queue *(*queue_create)(gs_ctx *c);

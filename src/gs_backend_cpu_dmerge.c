@@ -106,11 +106,11 @@ static size_t gs_cpu_dmerge_frag(const char *p, int precision, struct gs_cpu_dme
 }
 
 /* Nodes and bodies of the received fragments (a first pass, to size the arrays). */
-static void gs_cpu_dmerge_count(const struct gs_dtree_msg *recv, int precision, uint64_t *nodes, uint64_t *bodies) {
+static void gs_cpu_dmerge_count(const char *recv, uint64_t bytes, int precision, uint64_t *nodes, uint64_t *bodies) {
   struct gs_cpu_dmerge_frag f;
   *nodes = *bodies = 0;
-  for (size_t at = 0; at < recv->bytes;) {
-    at += gs_cpu_dmerge_frag(recv->data + at, precision, &f);
+  for (size_t at = 0; at < bytes;) {
+    at += gs_cpu_dmerge_frag(recv + at, precision, &f);
     *nodes += f.nn, *bodies += f.nb;
   }
 }
@@ -172,11 +172,11 @@ static void gs_cpu_dmerge_finish(struct gs_cpu_dmerge *g, const struct gs_cpu_dm
 }
 
 /* The received fragments: appended, their roots into their cells' slots. */
-static void gs_cpu_dmerge_received(struct gs_cpu_dmerge *g, const struct gs_dtree_msg *recv, int precision) {
+static void gs_cpu_dmerge_received(struct gs_cpu_dmerge *g, const char *recv, uint64_t bytes, int precision) {
   struct gs_cpu_dmerge_frag f;
-  for (size_t at = 0; at < recv->bytes;) {
+  for (size_t at = 0; at < bytes;) {
     uint64_t base = g->nodes, bbase = g->bodies;
-    at += gs_cpu_dmerge_frag(recv->data + at, precision, &f);
+    at += gs_cpu_dmerge_frag(recv + at, precision, &f);
     gs_cpu_dmerge_place(g, &f, base, bbase);
     for (uint64_t k = 0; k < 4 * f.nb; k++) {
       float x;
@@ -212,10 +212,10 @@ static void gs_cpu_dmerge_moments(struct gs_cpu_dmerge *g) {
 
 /* The merged tree of table, the local subtrees t and the received fragments into g. */
 static void gs_cpu_dmerge_make(gs_ctx *c, struct gs_cpu_dmerge *g, const struct gs_cpu_dtree *t,
-                               const struct gs_dtree_cell *table, int ncell, int cell0, const struct gs_dtree_msg *recv,
-                               int precision) {
+                               const struct gs_dtree_cell *table, int ncell, int cell0, const char *recv,
+                               uint64_t bytes, int precision) {
   uint64_t rn, rb;
-  gs_cpu_dmerge_count(recv, precision, &rn, &rb);
+  gs_cpu_dmerge_count(recv, bytes, precision, &rn, &rb);
   uint64_t cap = 2 * (uint64_t)ncell + t->nodes + rn;
   g->m = malloc(sizeof *g->m * cap), g->body = malloc(4 * sizeof *g->body * (t->n + rb + 1));
   g->idx = malloc(sizeof *g->idx * (t->n + rb + 1)), g->cellslot = malloc(sizeof *g->cellslot * (size_t)ncell);
@@ -237,7 +237,7 @@ static void gs_cpu_dmerge_make(gs_ctx *c, struct gs_cpu_dmerge *g, const struct 
   for (uint64_t j = 0; j < t->nodes; j++)
     gs_cpu_dmerge_put(g, g->top + j, &t->node[j], g->top, 0);
   g->nodes += t->nodes;
-  gs_cpu_dmerge_received(g, recv, precision);
+  gs_cpu_dmerge_received(g, recv, bytes, precision);
   gs_cpu_dmerge_moments(g);
 }
 
@@ -265,11 +265,14 @@ static void gs_cpu_dmerge_one(const struct gs_tree_args *a, const struct gs_cpu_
 }
 
 uint64_t gs_backend_cpu_dmerge_walk(gs_ctx *c, void *p, const struct gs_tree_args *a, const struct gs_dtree_cell *table,
-                                    int ncell, int cell0, const struct gs_dtree_msg *recv,
+                                    int ncell, int cell0, const void *recv, const uint64_t *rbytes, int P,
                                     const struct gs_dtree_bodies *b, double *work) {
   const struct gs_cpu_dtree *t = p;
   struct gs_cpu_dmerge g = {0};
-  gs_cpu_dmerge_make(c, &g, t, table, ncell, cell0, recv, a->precision);
+  uint64_t bytes = 0; /* the messages are contiguous and self-delimiting: read as one */
+  for (int r = 0; r < P; r++)
+    bytes += rbytes[r];
+  gs_cpu_dmerge_make(c, &g, t, table, ncell, cell0, recv, bytes, a->precision);
   memcpy(g.idx, b->id, sizeof *g.idx * t->n);
   uint64_t bb = 0, bc = 0, missing = 0;
 #pragma omp parallel for schedule(dynamic, 16) reduction(+ : bb, bc, missing)

@@ -1,6 +1,7 @@
 /* gs_backend_cpu_dtree.c: the CPU backend's distributed-tree primitives (struct gs_dtree_ops):
- * keys and the (key, id) sort, the compressed key-grid octree of each domain cell, the locally
- * essential tree for one receiver, and the merged tree's walk (gs_backend_cpu_dmerge.c).
+ * the compressed key-grid octree of each domain cell and the locally essential trees for the other
+ * ranks; the held bodies' primitives are gs_backend_cpu_dbody.c's, the merged tree's walk
+ * gs_backend_cpu_dmerge.c's.
  * Node moments, the opening test and the kernels are the replicated CPU tree's
  * (gs_backend_cpu_tree.c), so a node's record depends only on its bodies in (key, id) order:
  * bitwise the same whichever rank builds it. */
@@ -30,76 +31,31 @@ void gs_backend_cpu_dtree_reserve(gs_ctx *c, struct gs_cpu_dtree *t, uint64_t no
   }
 }
 
-static void *gs_cpu_dtree_open(gs_ctx *c) {
+static void *gs_cpu_dtree_open(gs_ctx *c, gs_queue *q) {
+  (void)q; /* work runs at once */
   struct gs_cpu_dtree *t = calloc(1, sizeof *t);
   if (!t) GS_DIE(&c->where, "calloc", "out of memory");
   return t;
+}
+
+static size_t gs_cpu_dtree_bytes(gs_ctx *c, void *p) {
+  (void)c;
+  const struct gs_cpu_dtree *t = p;
+  return t->node_cap * sizeof *t->node + t->body_cap * 4 * sizeof *t->body + (size_t)t->ncell * sizeof *t->root +
+         t->out.cap;
 }
 
 static void gs_cpu_dtree_close(gs_ctx *c, void *p) {
   (void)c;
   struct gs_cpu_dtree *t = p;
   if (!t) return;
-  free(t->node), free(t->body), free(t->root);
+  free(t->node), free(t->body), free(t->root), free(t->out.data);
   free(t);
-}
-
-/* The key of x: 21 bits per axis from the cube, interleaved a digit (x | y << 1 | z << 2, the CPU
- * tree's octant order) per level from the top. Every rank computes it with the same doubles. */
-static uint64_t gs_cpu_dtree_key(const struct gs_dtree_cube *cube, const double x[3]) {
-  const double cells = (double)(1u << GS_DTREE_BITS);
-  uint64_t g[3], k = 0;
-  for (int c = 0; c < 3; c++) {
-    double f = cube->edge > 0 ? (x[c] - cube->lo[c]) / cube->edge * cells : 0;
-    g[c] = !(f > 0) ? 0 : f >= cells - 1 ? (uint64_t)cells - 1 : (uint64_t)f;
-  }
-  for (int b = GS_DTREE_BITS - 1; b >= 0; b--)
-    k = k << 3 | ((g[0] >> b) & 1) | ((g[1] >> b) & 1) << 1 | ((g[2] >> b) & 1) << 2;
-  return k;
 }
 
 void gs_backend_cpu_dtree_get(int precision, const void *v, uint64_t i, double q[4]) {
   for (int c = 0; c < 4; c++)
     q[c] = precision ? ((const double *)v)[4 * i + c] : ((const float *)v)[4 * i + c];
-}
-
-struct gs_cpu_dtree_order {
-  uint64_t key, id, at;
-};
-
-static int gs_cpu_dtree_cmp(const void *x, const void *y) {
-  const struct gs_cpu_dtree_order *a = x, *b = y;
-  if (a->key != b->key) return a->key < b->key ? -1 : 1;
-  return (a->id > b->id) - (a->id < b->id);
-}
-
-/* v (n rows of `row` bytes) into the order o, through tmp. */
-static void gs_cpu_dtree_permute(void *v, size_t row, const struct gs_cpu_dtree_order *o, uint64_t n, char *tmp) {
-  for (uint64_t i = 0; i < n; i++)
-    memcpy(tmp + i * row, (const char *)v + o[i].at * row, row);
-  memcpy(v, tmp, n * row);
-}
-
-static void gs_cpu_dtree_sort(gs_ctx *c, void *t, int precision, const struct gs_dtree_cube *cube,
-                              struct gs_dtree_bodies *b) {
-  (void)t;
-  size_t vb = precision ? 32 : 16;
-  struct gs_cpu_dtree_order *o = malloc(sizeof *o * (b->n ? b->n : 1));
-  char *tmp = malloc(vb * (b->n ? b->n : 1));
-  if (!o || !tmp) GS_DIE(&c->where, "malloc", "out of memory");
-  for (uint64_t i = 0; i < b->n; i++) {
-    double q[4];
-    gs_backend_cpu_dtree_get(precision, b->pos, i, q);
-    o[i].key = gs_cpu_dtree_key(cube, q), o[i].id = b->id[i], o[i].at = i;
-  }
-  qsort(o, b->n, sizeof *o, gs_cpu_dtree_cmp);
-  void *vec[3] = {b->pos, b->vel, b->acc};
-  for (int k = 0; k < 3; k++)
-    gs_cpu_dtree_permute(vec[k], vb, o, b->n, tmp);
-  gs_cpu_dtree_permute(b->work, sizeof *b->work, o, b->n, tmp);
-  for (uint64_t i = 0; i < b->n; i++)
-    b->key[i] = o[i].key, b->id[i] = o[i].id;
-  free(o), free(tmp);
 }
 
 /* The first digit (0 = the top level) where keys x and y differ; GS_DTREE_LEVELS if none. */
@@ -213,7 +169,7 @@ static int gs_cpu_dtree_needed(const struct gs_tree_args *a, const struct gs_dtr
   return 0;
 }
 
-static void gs_cpu_dtree_put(gs_ctx *c, struct gs_dtree_msg *m, const void *p, size_t bytes) {
+static void gs_cpu_dtree_put(gs_ctx *c, struct gs_cpu_dtree_msg *m, const void *p, size_t bytes) {
   if (m->bytes + bytes > m->cap) {
     m->cap = (m->bytes + bytes) * 2 + 4096;
     m->data = gs_cpu_dtree_grow(c, m->data, m->cap);
@@ -261,7 +217,7 @@ static uint64_t gs_cpu_dtree_frag_nodes(gs_ctx *c, const struct gs_cpu_dtree *t,
 /* One cell's fragment in the wire format of gs_backend_cpu_dtree.h, appended to out. */
 static void gs_cpu_dtree_fragment(gs_ctx *c, struct gs_cpu_dtree *t, const struct gs_tree_args *a, uint64_t cell,
                                   uint64_t root, const struct gs_dtree_cell *targets, int ntarget,
-                                  struct gs_dtree_msg *out) {
+                                  struct gs_cpu_dtree_msg *out) {
   uint64_t cap = 64, nb, *src = malloc(sizeof *src * cap);
   unsigned char *kind = malloc(cap);
   if (!src || !kind) GS_DIE(&c->where, "malloc", "out of memory");
@@ -296,19 +252,22 @@ static void gs_cpu_dtree_fragment(gs_ctx *c, struct gs_cpu_dtree *t, const struc
   free(src), free(kind);
 }
 
-static void gs_cpu_dtree_let(gs_ctx *c, void *p, const struct gs_tree_args *a, int cell0,
-                             const struct gs_dtree_cell *targets, int ntarget, struct gs_dtree_msg *out, int ncell) {
+/* Every other rank's fragments (gs_backend_cpu_dtree.h's wire format) into t's buffer, receiver
+ * after receiver: those of this rank's cells some target of the receiver may open. */
+static void gs_cpu_dtree_let(gs_ctx *c, void *p, const struct gs_tree_args *a, const struct gs_dtree_cell *table,
+                             const int *first, int P, int me, uint64_t *bytes, const void **out) {
   struct gs_cpu_dtree *t = p;
-  for (int k = 0; k < ncell; k++)
-    if (gs_cpu_dtree_needed(a, &t->node[t->root[k]], targets, ntarget))
-      gs_cpu_dtree_fragment(c, t, a, (uint64_t)(cell0 + k), t->root[k], targets, ntarget, out);
-}
-
-/* The table's interface takes the local cell count from the last build. */
-static void gs_cpu_dtree_let_all(gs_ctx *c, void *p, const struct gs_tree_args *a, int cell0,
-                                 const struct gs_dtree_cell *targets, int ntarget, struct gs_dtree_msg *out) {
-  struct gs_cpu_dtree *t = p;
-  gs_cpu_dtree_let(c, p, a, cell0, targets, ntarget, out, t->ncell);
+  t->out.bytes = 0;
+  for (int r = 0; r < P; r++) {
+    size_t before = t->out.bytes;
+    const struct gs_dtree_cell *targets = table + first[r];
+    int ntarget = first[r + 1] - first[r];
+    for (int k = 0; k < t->ncell && r != me; k++)
+      if (gs_cpu_dtree_needed(a, &t->node[t->root[k]], targets, ntarget))
+        gs_cpu_dtree_fragment(c, t, a, (uint64_t)(first[me] + k), t->root[k], targets, ntarget, &t->out);
+    bytes[r] = t->out.bytes - before;
+  }
+  *out = t->out.data;
 }
 
 static void gs_cpu_dtree_build_all(gs_ctx *c, void *p, const struct gs_tree_args *a, const struct gs_dtree_bodies *b,
@@ -322,10 +281,20 @@ const struct gs_dtree_ops gs_backend_cpu_dtree_ops = {
               "each domain cell (leaf buckets, default 8 bodies), monopole + traceless quadrupole in double, one "
               "depth-first walk per body over the merged tree (OpenMP, dynamic)",
     .leaf = GS_CPU_DTREE_LEAF,
+    /* the cells' nodes (at most 2 a body) twice, the tree's and the merged tree's, and the bodies in
+     * double and their ids twice */
+    .body_bytes = {4 * sizeof(struct gs_dtree_node) + 80, 4 * sizeof(struct gs_dtree_node) + 80},
     .open = gs_cpu_dtree_open,
     .close = gs_cpu_dtree_close,
-    .sort = gs_cpu_dtree_sort,
+    .bytes = gs_cpu_dtree_bytes,
+    .box = gs_backend_cpu_dbody_box,
+    .sort = gs_backend_cpu_dbody_sort,
+    .lower = gs_backend_cpu_dbody_lower,
+    .sums = gs_backend_cpu_dbody_sums,
+    .spread = gs_backend_cpu_dbody_spread,
+    .pack = gs_backend_cpu_dbody_pack,
+    .unpack = gs_backend_cpu_dbody_unpack,
     .build = gs_cpu_dtree_build_all,
-    .let = gs_cpu_dtree_let_all,
+    .let = gs_cpu_dtree_let,
     .walk = gs_backend_cpu_dmerge_walk,
 };

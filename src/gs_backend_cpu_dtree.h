@@ -1,9 +1,16 @@
 /* gs_backend_cpu_dtree.h: private to the CPU backend's distributed tree (gs_backend_cpu_dtree.c
- * builds the cells' subtrees and the messages, gs_backend_cpu_dmerge.c merges and walks). */
+ * builds the cells' subtrees and the messages, gs_backend_cpu_dmerge.c merges and walks,
+ * gs_backend_cpu_dbody.c keeps the held bodies). */
 #ifndef GS_BACKEND_CPU_DTREE_H
 #define GS_BACKEND_CPU_DTREE_H
 
 #include "gs_backend_cpu.h"
+
+/* A growing host buffer of bytes (the messages of the locally essential trees). */
+struct gs_cpu_dtree_msg {
+  char *data;
+  size_t bytes, cap;
+};
 
 /* The state between build and walk: this rank's cells' subtrees over its sorted bodies. */
 struct gs_cpu_dtree {
@@ -13,6 +20,7 @@ struct gs_cpu_dtree {
   uint64_t n, body_cap;
   uint64_t *root; /* local cell k's root node */
   int ncell;
+  struct gs_cpu_dtree_msg out; /* the last let's messages */
 };
 
 /* The locally essential tree on the wire: per cell fragment, uint64 {cell, nodes, bodies}, then
@@ -54,7 +62,21 @@ int gs_backend_cpu_dtree_at(uint64_t k, int d);
 
 /* struct gs_dtree_ops' walk (gs_backend_cpu_dmerge.c). */
 uint64_t gs_backend_cpu_dmerge_walk(gs_ctx *c, void *t, const struct gs_tree_args *a, const struct gs_dtree_cell *table,
-                                    int ncell, int cell0, const struct gs_dtree_msg *recv,
+                                    int ncell, int cell0, const void *recv, const uint64_t *rbytes, int P,
                                     const struct gs_dtree_bodies *b, double *work);
+/* Its primitives over the held bodies (gs_backend_cpu_dbody.c): struct gs_dtree_ops' box, sort,
+ * lower, sums, spread, pack and unpack. */
+void gs_backend_cpu_dbody_box(gs_ctx *c, void *t, int precision, const struct gs_dtree_bodies *b, double m[6]);
+void gs_backend_cpu_dbody_sort(gs_ctx *c, void *t, int precision, const struct gs_dtree_cube *cube,
+                               struct gs_dtree_bodies *b);
+void gs_backend_cpu_dbody_lower(gs_ctx *c, void *t, const struct gs_dtree_bodies *b, const uint64_t *want,
+                                uint64_t *got, int m);
+void gs_backend_cpu_dbody_sums(gs_ctx *c, void *t, const struct gs_dtree_bodies *b, const uint64_t *at, int nc,
+                               double *w);
+void gs_backend_cpu_dbody_spread(gs_ctx *c, void *t, struct gs_dtree_bodies *b, double seconds);
+void gs_backend_cpu_dbody_pack(gs_ctx *c, void *t, int precision, const struct gs_dtree_bodies *b,
+                               const struct gs_dtree_run *runs, int nrun, void *buf);
+void gs_backend_cpu_dbody_unpack(gs_ctx *c, void *t, int precision, const void *buf, uint64_t n,
+                                 struct gs_dtree_bodies *b, uint64_t at);
 
 #endif

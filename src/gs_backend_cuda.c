@@ -116,6 +116,12 @@ static void *gs_cuda_alloc_host(gs_ctx *c, size_t bytes) {
 
 static void gs_cuda_free_host(gs_ctx *c, void *p) { GS_CHECK_CUDA(c, cudaFreeHost(p)); }
 
+static void gs_cuda_mem_info(gs_ctx *c, double *free_bytes, double *total_bytes) {
+  size_t f = 0, t = 0;
+  GS_CHECK_CUDA(c, cudaMemGetInfo(&f, &t));
+  *free_bytes = (double)f, *total_bytes = (double)t;
+}
+
 static void gs_cuda_zero(gs_ctx *c, void *p, size_t bytes, gs_queue *q) {
   GS_CHECK_CUDA(c, cudaMemsetAsync(p, 0, bytes, (cudaStream_t)q));
 }
@@ -224,6 +230,7 @@ const struct gs_backend gs_backend_cuda_ops = {
     .alloc_host = gs_cuda_alloc_host,
     .free_host = gs_cuda_free_host,
     .zero_device = gs_cuda_zero,
+    .mem_info = gs_cuda_mem_info,
     .queue_create = gs_cuda_queue_create,
     .queue_create_urgent = gs_cuda_queue_create_urgent,
     .queue_destroy = gs_cuda_queue_destroy,
@@ -245,7 +252,7 @@ const struct gs_backend gs_backend_cuda_ops = {
     .nbody = &gs_backend_cuda_nbody_ops,
     .matmul = &gs_backend_cuda_matmul_ops,
     .tree = &gs_backend_cuda_tree_ops,
-    .dtree = NULL, /* the distributed tree is CPU-only so far (issue 33): --tree-layout replicated */
+    .dtree = &gs_backend_cuda_dtree_ops,
 #ifdef GS_HAVE_NCCL
     .coll = &gs_backend_cuda_coll_ops,
 #endif

@@ -27,8 +27,9 @@ struct gs_ctx {
 /* Its reduction (gs_backend_cuda_reduce.c) and N-body (gs_backend_cuda_nbody.c) primitives. */
 extern const struct gs_reduce_ops gs_backend_cuda_reduce_ops;
 extern const struct gs_nbody_ops gs_backend_cuda_nbody_ops;
-/* Its Barnes-Hut tree (gs_backend_cuda_tree.c). */
+/* Its Barnes-Hut tree (gs_backend_cuda_tree.c) and its distributed tree (gs_backend_cuda_dtree.c). */
 extern const struct gs_tree_ops gs_backend_cuda_tree_ops;
+extern const struct gs_dtree_ops gs_backend_cuda_dtree_ops;
 /* Its matrix multiply (gs_backend_cuda_matmul.c). */
 extern const struct gs_matmul_ops gs_backend_cuda_matmul_ops;
 /* Its device collectives with NCCL (gs_backend_cuda_coll.c), where configure found NCCL. */

@@ -107,6 +107,28 @@ static void gs_cuda_coll_bcast(gs_ctx *c, gs_coll *k, void *buf, uint64_t bytes,
   GS_CHECK_NCCL(c, k, ncclBroadcast(buf, buf, bytes, ncclInt8, root, k->comm, (cudaStream_t)q));
 }
 
+/* One group of sends and receives between every pair (NCCL's point-to-point, which it runs at
+ * once); the member's own part is a device copy, which NCCL need not see. */
+static void gs_cuda_coll_alltoallv(gs_ctx *c, gs_coll *k, const void *send, const uint64_t *sbytes, void *recv,
+                                   const uint64_t *rbytes, gs_queue *q) {
+  uint64_t so = 0, ro = 0;
+  for (int r = 0; r < k->rank; r++)
+    so += sbytes[r], ro += rbytes[r];
+  if (sbytes[k->rank])
+    GS_CHECK_CUDA(c, cudaMemcpyAsync((char *)recv + ro, (const char *)send + so, sbytes[k->rank],
+                                     cudaMemcpyDeviceToDevice, (cudaStream_t)q));
+  so = ro = 0;
+  GS_CHECK_NCCL(c, k, ncclGroupStart());
+  for (int r = 0; r < k->size; r++) {
+    if (r != k->rank && sbytes[r])
+      GS_CHECK_NCCL(c, k, ncclSend((const char *)send + so, sbytes[r], ncclInt8, r, k->comm, (cudaStream_t)q));
+    if (r != k->rank && rbytes[r])
+      GS_CHECK_NCCL(c, k, ncclRecv((char *)recv + ro, rbytes[r], ncclInt8, r, k->comm, (cudaStream_t)q));
+    so += sbytes[r], ro += rbytes[r];
+  }
+  GS_CHECK_NCCL(c, k, ncclGroupEnd());
+}
+
 /* Spin on the event, as cudaEventSynchronize does, and once a millisecond ask NCCL and the
  * driver's policy whether the peers are still there. */
 static void gs_cuda_coll_wait(gs_ctx *c, gs_coll *k, gs_event *e, const char *(*gone)(void *arg, double waited),
@@ -148,5 +170,6 @@ const struct gs_coll_ops gs_backend_cuda_coll_ops = {
     .allgather = gs_cuda_coll_allgather,
     .allreduce = gs_cuda_coll_allreduce,
     .bcast = gs_cuda_coll_bcast,
+    .alltoallv = gs_cuda_coll_alltoallv,
     .wait = gs_cuda_coll_wait,
 };

@@ -130,6 +130,9 @@ int gs_checkpoint_validate(const struct gs_ckpt_header *h, struct gs_msg *msg) {
                         "opening 0 or 1, alpha in (0, 1], leaf in [0, %d]; all 0 for direct)",
                         h->theta, h->opening, h->alpha, h->leaf, h->solver == 1 ? "tree's settings" : "direct run's",
                         GS_CKPT_MAX_LEAF);
+  if (h->tree_cell > (h->solver == 1 ? (uint64_t)1 << 40 : 0))
+    return gs_error_msg(msg, "field tree_cell = %llu is not a tree's --tree-cell (at most 2^40; 0 for direct)",
+                        (unsigned long long)h->tree_cell);
   if (h->payload_bytes != 3 * h->npad * (uint64_t)(h->precision ? 32 : 16))
     return gs_error_msg(msg, "field payload_bytes = %llu is not 3 x npad x %d", (unsigned long long)h->payload_bytes,
                         h->precision ? 32 : 16);

@@ -42,8 +42,10 @@ struct gs_ckpt_header {
   int32_t leaf;           /* the tree's (0: the backend's choice) */
   int32_t p0_set;         /* 1: p0 is the momentum at step 0 (0: a checkpoint written before it) */
   double p0[3];           /* for the momentum drift |P - P0| after a restart */
+  uint64_t tree_cell;     /* the tree's --tree-cell (0: its default, or a checkpoint written before it): the
+                           * CUDA tree's groups never span a cell, so a restart must cut the same cells */
   int32_t order;          /* the fast multipole solver's expansion order (theta: its opening; 0 for the others) */
-  char pad[512 - 268];   /* room for later fields */
+  char pad[512 - 276];   /* room for later fields */
 };
 
 /* FNV-1a 64 over len bytes, continuing from h (start with GS_FNV_OFFSET). */

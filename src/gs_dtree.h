@@ -45,6 +45,15 @@ struct gs_dtree_bodies {
   double *work; /* seconds of the last walk spent on each body (moves with it) */
 };
 
+/* One held body on the wire when it changes rank (struct gs_dtree_ops pack and unpack): pos, vel
+ * and acc (vectors of the run's precision, esz bytes each), then its id and its work. */
+#define GS_DTREE_ROW(esz) (3 * (esz) + 2 * sizeof(uint64_t))
+
+/* Rows [from, from + count) of the held bodies to rows [to, to + count) of a pack buffer. */
+struct gs_dtree_run {
+  uint64_t from, count, to;
+};
+
 /* The global cube of the keys: lo and the edge (0: every body in one key). */
 struct gs_dtree_cube {
   double lo[3], edge;

@@ -196,7 +196,74 @@ int gs_exchange_open(struct gs_exchange *x, const struct gs_run *run, MPI_Comm c
   return status;
 }
 
+/* MPI's int counts and displacements of one alltoallv: a part or an offset past INT_MAX bytes is
+ * refused, never truncated. */
+static void gs_exchange_ints(struct gs_exchange *x, int P, const uint64_t *bytes, int *cnt, int *dis) {
+  uint64_t at = 0;
+  for (int r = 0; r < P; r++) {
+    if (bytes[r] > INT32_MAX || at > INT32_MAX)
+      GS_DIE(x->where, "MPI_Ialltoallv", "a part of more than 2^31 bytes (MPI counts are int)");
+    cnt[r] = (int)bytes[r], dis[r] = (int)at;
+    at += bytes[r];
+  }
+}
+
+/* MPI's alltoallv over buffers it can read, polled (a peer gone is noticed). A rank that sends
+ * nothing hands MPI a buffer of its own: Open MPI's nonblocking collectives (libnbc) take send ==
+ * recv for MPI_IN_PLACE and would send what recv holds, which no peer expects (a hang, seen with 2
+ * ranks of which one sent nothing through a staging buffer whose two halves then coincided). */
+static void gs_exchange_mpi_alltoallv(struct gs_exchange *x, const void *send, const uint64_t *sbytes, void *recv,
+                                      const uint64_t *rbytes, int P) {
+  static const char none[16];
+  uint64_t out = 0;
+  for (int r = 0; r < P; r++)
+    out += sbytes[r];
+  if (!out) send = none;
+  int *sc = malloc(sizeof *sc * 4 * (size_t)P);
+  if (!sc) GS_DIE(x->where, "malloc", "out of memory");
+  int *sd = sc + P, *rc = sc + 2 * P, *rd = sc + 3 * P;
+  gs_exchange_ints(x, P, sbytes, sc, sd), gs_exchange_ints(x, P, rbytes, rc, rd);
+  MPI_Request req;
+  GS_CHECK_MPI(x->where, MPI_Ialltoallv(send, sc, sd, MPI_BYTE, recv, rc, rd, MPI_BYTE, MPI_COMM_WORLD, &req));
+  gs_exchange_mpi_wait(x, 1, &req, "MPI_Ialltoallv");
+  free(sc);
+}
+
+void gs_exchange_alltoallv(struct gs_exchange *x, const void *send, const uint64_t *sbytes, void *recv,
+                           const uint64_t *rbytes, gs_queue *q) {
+  const struct gs_backend *be = x->be;
+  int P = 0;
+  GS_CHECK_MPI(x->where, MPI_Comm_size(MPI_COMM_WORLD, &P));
+  uint64_t out = 0, in = 0;
+  for (int r = 0; r < P; r++)
+    out += sbytes[r], in += rbytes[r];
+  if ((be->caps & GS_CAP_HOST_MEMORY) || x->mode == GS_EXCHANGE_CUDA_MPI) {
+    be->queue_sync(x->ctx, q); /* send was written on q */
+    gs_exchange_mpi_alltoallv(x, send, sbytes, recv, rbytes, P);
+  } else if (x->mode == GS_EXCHANGE_NCCL) {
+    if (!x->done) x->done = be->event_create(x->ctx);
+    be->coll->alltoallv(x->ctx, x->coll, send, sbytes, recv, rbytes, q);
+    be->event_record(x->ctx, x->done, q);
+    gs_exchange_wait(x, x->done);
+  } else { /* host: through pinned buffers, the sends first, the receives after them */
+    if (out + in > x->stage_cap) {
+      if (x->stage) be->free_host(x->ctx, x->stage);
+      x->stage_cap = out + in + (out + in) / 4 + 4096;
+      x->stage = be->alloc_host(x->ctx, x->stage_cap);
+    }
+    char *hs = x->stage, *hr = hs + out;
+    if (out) be->copy_d2h(x->ctx, hs, send, out, q);
+    be->queue_sync(x->ctx, q);
+    gs_exchange_mpi_alltoallv(x, hs, sbytes, hr, rbytes, P);
+    if (in) be->copy_h2d(x->ctx, recv, hr, in, q);
+    be->queue_sync(x->ctx, q);
+  }
+}
+
 void gs_exchange_close(struct gs_exchange *x) {
+  if (x->stage) x->be->free_host(x->ctx, x->stage);
+  if (x->done) x->be->event_destroy(x->ctx, x->done);
+  x->stage = NULL, x->done = NULL, x->stage_cap = 0;
   if (x->coll) x->be->coll->close(x->ctx, x->coll);
   x->coll = NULL;
   free(x->peer_rank);

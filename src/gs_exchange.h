@@ -33,6 +33,9 @@ struct gs_exchange {
   int (*stop)(void);           /* the pending stop signal (gs_signal_pending), or NULL */
   double stop_seen;            /* MPI_Wtime when a wait first saw the stop signal (0: not yet) */
   char gone[200];              /* why the last check found a peer gone */
+  void *stage;                 /* pinned host staging of gs_exchange_alltoallv (host mode), grown */
+  size_t stage_cap;
+  gs_event *done;              /* the event its collectives wait on (nccl), made on first use */
 };
 
 /* Choose the mode for want (enum gs_exchange_mode) on comm (the world, or a process row or
@@ -55,6 +58,14 @@ int gs_exchange_cuda_aware(char *why, size_t why_size);
 /* Wait on the host for e, recorded on a queue after device collectives: polls, and dies with the
  * reason (aborting the communicator) when a peer is gone. */
 void gs_exchange_wait(struct gs_exchange *x, gs_event *e);
+
+/* Every rank sends rank r sbytes[r] of send (backend memory, the parts in rank order) and gets
+ * rbytes[r] from rank r into recv (the same), in the mode chosen: NCCL's point-to-point, MPI on
+ * device buffers (cuda-mpi), or staged through pinned host memory; a backend whose memory is the
+ * host's hands its buffers to MPI. Zero-byte pairs move nothing; returns once recv is complete.
+ * Collective over the world: every rank enters, one with nothing to send too. */
+void gs_exchange_alltoallv(struct gs_exchange *x, const void *send, const uint64_t *sbytes, void *recv,
+                           const uint64_t *rbytes, gs_queue *q);
 
 /* MPI_Waitall for n requests by polling MPI_Testall, dying with call's name when a peer on this
  * node is gone (a rank killed mid-run must not leave the others blocked until mpirun's SIGKILL). */

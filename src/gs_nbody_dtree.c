@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "gs_checkpoint.h"
+#include "gs_nbody_dtree_cells.h"
 #include "gs_nbody_dtree_let.h"
 #include "gs_nbody_dtree_report.h"
 #include "gs_nbody_setup.h"
@@ -128,17 +129,18 @@ static void gs_nbody_dtree_steps(void *s, const struct gs_step_times *t, int ste
 
 static void gs_nbody_dtree_final(void *s, long last) { gs_nbody_dtree_report_final(s, last, gs_nbody_dtree_tol(s)); }
 
-/* Per rank: its share of the bodies, each with its vectors, id, key and work twice (held and
- * kept), the scratch forces, the subtree's two nodes and a double body, and the merged tree's
- * copies; twice the share against imbalance and received bodies. */
+/* Per rank: its share of the bodies (half as many again on several ranks, for imbalance and the
+ * bodies received), each with its vectors, id, key and work, their kept copy (no key) and the
+ * scratch forces, and what the backend's state holds per body. */
 static double gs_nbody_dtree_memory(const struct gs_nbody_job *job, uint64_t n) {
-  double share = 2.0 * (double)n / job->run->size + 1024;
-  return share * (7.0 * (double)job->esz + 48 + 4 * sizeof(struct gs_dtree_node) + 80);
+  double share = (double)n / job->run->size * (job->run->size > 1 ? 1.5 : 1.0625) + 1024;
+  return share * (7.0 * (double)job->esz + 40 + job->be->dtree->body_bytes[job->prec]);
 }
 
 static void gs_nbody_dtree_adopt(const struct gs_ckpt_header *h, struct gs_nbody_opts *o,
                                  const struct gs_options *opt) {
-  gs_nbody_tree_solver_adopt(h, o, opt); /* the same settings as the replicated layout's */
+  gs_nbody_tree_solver_adopt(h, o, opt); /* the same settings as the replicated layout's, and the cells' */
+  if (!gs_options_given(opt, "tree-cell")) o->tree_cell = h->tree_cell;
 }
 
 static int gs_nbody_dtree_check(struct gs_nbody_job *job, struct gs_msg *msg) {
@@ -155,9 +157,13 @@ static void *gs_nbody_dtree_open(struct gs_nbody_job *job) {
   struct gs_nbody_dtree *d = calloc(1, sizeof *d);
   if (!d) GS_DIE(&job->run->where, "calloc", "out of memory");
   d->job = job, d->ops = job->be->dtree;
-  d->tree = d->ops->open(job->ctx);
+  d->tree = d->ops->open(job->ctx, job->qc);
+  double total = 0;
+  if (job->be->mem_info) job->be->mem_info(job->ctx, &d->dev_free0, &total);
+  d->dev_free_min = d->dev_free0;
   d->first_cell = calloc((size_t)job->run->size + 1, sizeof *d->first_cell);
-  if (!d->first_cell) GS_DIE(&job->run->where, "calloc", "out of memory");
+  d->rbytes = calloc((size_t)job->run->size, sizeof *d->rbytes);
+  if (!d->first_cell || !d->rbytes) GS_DIE(&job->run->where, "calloc", "out of memory");
   uint64_t leaf = job->o->leaf > 0 ? (uint64_t)job->o->leaf : (uint64_t)d->ops->leaf;
   d->C = job->o->tree_cell > 0 ? job->o->tree_cell : job->n / 16384 > 4096 ? job->n / 16384 : 4096;
   if (d->C < leaf) d->C = leaf; /* a cell is never split above a leaf bucket of the global tree */
@@ -172,13 +178,15 @@ static double gs_nbody_dtree_interactions(void *s) { return ((struct gs_nbody_dt
 
 static void gs_nbody_dtree_ckpt(const struct gs_nbody_job *job, struct gs_ckpt_header *h) {
   gs_nbody_tree_solver_ckpt(job, h); /* layout-free: any layout restarts it */
+  h->tree_cell = job->o->tree_cell;  /* a domains restart cuts the same cells (the replicated one ignores it) */
 }
 
 static void gs_nbody_dtree_close(void *s) {
   struct gs_nbody_dtree *d = s;
   d->ops->close(d->job->ctx, d->tree);
   gs_nbody_dtree_held_free(d);
-  free(d->cell), free(d->first_cell), free(d->at), free(d->send.data), free(d->recv.data);
+  gs_nbody_dtree_cells_free(d);
+  free(d->cell), free(d->first_cell), free(d->at), free(d->rbytes);
   free(d->let_bytes);
   free(d);
 }

@@ -9,5 +9,7 @@
  * else count) and the migration; then the held bodies are sorted and d->at holds this rank's
  * cells. Collective. Returns the bodies this rank sent away. */
 uint64_t gs_nbody_dtree_cells_update(struct gs_nbody_dtree *d);
+/* What the cells keep from one evaluation to the next, freed. */
+void gs_nbody_dtree_cells_free(struct gs_nbody_dtree *d);
 
 #endif

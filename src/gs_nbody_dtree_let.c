@@ -35,40 +35,34 @@ static void gs_nbody_dtree_table(struct gs_nbody_dtree *d) {
   free(cnt), free(dis);
 }
 
-/* The LET exchange: this rank's fragments for every other rank, byte counts by all-to-all, then
- * the bytes (every rank enters both, empty messages included). Returns the bytes this rank sent. */
+/* The LET exchange: the backend's messages of this rank's cells for every other rank, byte counts
+ * by all-to-all, then the bytes in the run's exchange mode into d->let (every rank enters both,
+ * empty messages included; d->rbytes[r]: rank r's). Returns the bytes this rank sent. */
 static uint64_t gs_nbody_dtree_exchange(struct gs_nbody_dtree *d, const struct gs_tree_args *a) {
   struct gs_nbody_job *job = d->job;
-  int P = job->run->size, me = job->run->rank, c0 = d->first_cell[me];
-  uint64_t *sb = calloc((size_t)P, sizeof *sb), *rb = calloc((size_t)P, sizeof *rb);
-  int *sc = calloc((size_t)P, sizeof *sc), *sd = calloc((size_t)P, sizeof *sd), *rc = calloc((size_t)P, sizeof *rc),
-      *rd = calloc((size_t)P, sizeof *rd);
-  if (!sb || !rb || !sc || !sd || !rc || !rd) GS_DIE(&job->run->where, "calloc", "out of memory");
-  d->send.bytes = 0;
-  for (int r = 0; r < P; r++) {
-    size_t before = d->send.bytes;
-    int f = d->first_cell[r], n = d->first_cell[r + 1] - f;
-    if (r != me && n > 0) d->ops->let(job->ctx, d->tree, a, c0, d->cell + f, n, &d->send);
-    sb[r] = d->send.bytes - before;
-  }
-  GS_CHECK_MPI(&job->run->where, MPI_Alltoall(sb, 1, MPI_UINT64_T, rb, 1, MPI_UINT64_T, MPI_COMM_WORLD));
-  uint64_t in = 0;
-  for (int r = 0; r < P; r++) {
-    if (sb[r] > INT32_MAX || rb[r] > INT32_MAX || d->send.bytes > INT32_MAX || in + rb[r] > INT32_MAX)
-      GS_DIE(&job->run->where, "MPI_Alltoallv", "a locally essential tree of more than 2^31 bytes");
-    sc[r] = (int)sb[r], rc[r] = (int)rb[r], sd[r] = r ? sd[r - 1] + sc[r - 1] : 0, rd[r] = (int)in;
-    in += rb[r];
-  }
-  if (in > d->recv.cap) {
-    d->recv.cap = in + in / 2 + 4096;
-    d->recv.data = realloc(d->recv.data, d->recv.cap);
-    if (!d->recv.data) GS_DIE(&job->run->where, "realloc", "out of memory for the locally essential tree");
-  }
-  d->recv.bytes = in;
-  GS_CHECK_MPI(&job->run->where,
-               MPI_Alltoallv(d->send.data, sc, sd, MPI_BYTE, d->recv.data, rc, rd, MPI_BYTE, MPI_COMM_WORLD));
-  free(sb), free(rb), free(sc), free(sd), free(rc), free(rd);
-  return d->send.bytes;
+  int P = job->run->size, me = job->run->rank;
+  uint64_t *sb = calloc((size_t)P, sizeof *sb), out = 0, in = 0;
+  if (!sb) GS_DIE(&job->run->where, "calloc", "out of memory");
+  const void *send = NULL;
+  d->ops->let(job->ctx, d->tree, a, d->cell, d->first_cell, P, me, sb, &send);
+  GS_CHECK_MPI(&job->run->where, MPI_Alltoall(sb, 1, MPI_UINT64_T, d->rbytes, 1, MPI_UINT64_T, MPI_COMM_WORLD));
+  for (int r = 0; r < P; r++)
+    out += sb[r], in += d->rbytes[r];
+  gs_nbody_dtree_held_buf(d, &d->let, in);
+  gs_exchange_alltoallv(&job->xchg, send, sb, d->let.p, d->rbytes, job->qc);
+  free(sb);
+  return out;
+}
+
+/* The memory this rank holds now (the peak of an evaluation: the tree and the LETs are there), the
+ * most of it and the device's least free memory kept for the report. */
+static void gs_nbody_dtree_memory_now(struct gs_nbody_dtree *d) {
+  const struct gs_backend *be = d->job->be;
+  double own = gs_nbody_dtree_held_bytes(d) + (double)d->ops->bytes(d->job->ctx, d->tree), avail = 0, total = 0;
+  if (own > d->mem_own) d->mem_own = own;
+  if (!be->mem_info) return;
+  be->mem_info(d->job->ctx, &avail, &total);
+  if (avail < d->dev_free_min) d->dev_free_min = avail;
 }
 
 /* After the walk: its counters and the missing nodes summed over the ranks (one allreduce, every
@@ -100,15 +94,6 @@ static void gs_nbody_dtree_after(struct gs_nbody_dtree *d, uint64_t missing, uin
   d->let_bytes[d->let_n++] = (double)bytes;
 }
 
-/* The walk's interactions per body into seconds of this rank's walk (the next cut's weights). */
-static void gs_nbody_dtree_work(struct gs_nbody_dtree *d, double walk_s) {
-  double total = 0;
-  for (uint64_t i = 0; i < d->b.n; i++)
-    total += d->b.work[i];
-  for (uint64_t i = 0; i < d->b.n && total > 0; i++)
-    d->b.work[i] *= walk_s / total;
-}
-
 void gs_nbody_dtree_let_eval(struct gs_nbody_dtree *d, int potential, int first, int flags, double part[4]) {
   struct gs_nbody_job *job = d->job;
   double t0 = MPI_Wtime();
@@ -125,12 +110,14 @@ void gs_nbody_dtree_let_eval(struct gs_nbody_dtree *d, int potential, int first,
   a.acc = scratch ? d->scratch : d->b.acc;
   memset(d->counts, 0, sizeof d->counts);
   a.counts = d->counts;
-  uint64_t missing =
-      d->ops->walk(job->ctx, d->tree, &a, d->cell, d->ncell, c0, &d->recv, &d->b, scratch ? NULL : d->b.work);
+  uint64_t missing = d->ops->walk(job->ctx, d->tree, &a, d->cell, d->ncell, c0, d->let.p, d->rbytes, job->run->size,
+                                  &d->b, scratch ? NULL : d->b.work);
   double t4 = MPI_Wtime();
-  /* every rank alike (the cut's allreduce follows it), even where a stop cut the walk short */
-  if (!scratch) gs_nbody_dtree_work(d, t4 - t3), d->measured = 1;
+  /* every rank alike (the cut's allreduce follows it), even where a stop cut the walk short: the
+   * interactions per body become seconds of this rank's walk, the next cut's weights */
+  if (!scratch) d->ops->spread(job->ctx, d->tree, &d->b, t4 - t3), d->measured = 1;
   gs_nbody_dtree_after(d, missing, sent, bytes, first, flags);
+  gs_nbody_dtree_memory_now(d);
   if (part) {
     part[GS_NBODY_DTREE_DOMAIN] = t1 - t0, part[GS_NBODY_DTREE_BUILD] = t2 - t1;
     part[GS_NBODY_DTREE_LET] = t3 - t2, part[GS_NBODY_DTREE_WALK] = t4 - t3;

@@ -45,21 +45,22 @@ static int gs_nbody_dtree_report_sample_of(const struct gs_nbody_job *job, uint6
 }
 
 /* Every sample body, from the rank that holds it to every rank: all[9 k ..] = its x, y, z, m
- * and src's four components (held order, the job's precision) in double after a slot for k.
+ * and h's src's four components (held order, the job's precision) in double after a slot for k.
  * O(S) per rank. Collective: every rank enters, one without sample bodies too. */
-static void gs_nbody_dtree_report_samples(struct gs_nbody_dtree *d, const void *src, uint64_t S, double *all) {
+static void gs_nbody_dtree_report_samples(struct gs_nbody_dtree *d, const struct gs_nbody_dtree_mirror *h, uint64_t S,
+                                          double *all) {
   struct gs_nbody_job *job = d->job;
   int P = job->run->size, m = 0;
   for (uint64_t i = 0; i < d->b.n; i++)
-    m += gs_nbody_dtree_report_sample_of(job, d->b.id[i], S) >= 0;
+    m += gs_nbody_dtree_report_sample_of(job, h->id[i], S) >= 0;
   double *rec = malloc(sizeof *rec * 9 * (size_t)(m ? m : 1)), *got = malloc(sizeof *got * 9 * (S ? S : 1));
   int *cnt = malloc(sizeof *cnt * (size_t)P), *dis = calloc((size_t)P, sizeof *dis), mine = 9 * m;
   if (!rec || !got || !cnt || !dis) GS_DIE(&job->run->where, "malloc", "out of memory for the check");
   for (uint64_t i = 0, j = 0; i < d->b.n; i++) {
-    int k = gs_nbody_dtree_report_sample_of(job, d->b.id[i], S);
+    int k = gs_nbody_dtree_report_sample_of(job, h->id[i], S);
     if (k < 0) continue;
     rec[9 * j] = k;
-    gs_nbody_ref_get(job, d->b.pos, i, rec + 9 * j + 1), gs_nbody_ref_get(job, src, i, rec + 9 * j + 5);
+    gs_nbody_ref_get(job, h->pos, i, rec + 9 * j + 1), gs_nbody_ref_get(job, h->src, i, rec + 9 * j + 5);
     j++;
   }
   GS_CHECK_MPI(&job->run->where, MPI_Allgather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, MPI_COMM_WORLD));
@@ -92,10 +93,13 @@ static int gs_nbody_dtree_report_check(struct gs_nbody_dtree *d, const char *whe
          *diag = phi ? malloc(sizeof *diag * 2 * s1) : NULL;
   if (!all || !tgt || !got || !part || !sum || !ref || (phi && !diag))
     GS_DIE(&job->run->where, "malloc", "out of memory for the check");
-  gs_nbody_dtree_report_samples(d, src, S, all);
+  struct gs_nbody_dtree_mirror h;
+  gs_nbody_dtree_held_mirror(d, src, &h); /* the held bodies where the host reads them */
+  gs_nbody_dtree_report_samples(d, &h, S, all);
   for (uint64_t k = 0; k < S; k++)
     memcpy(tgt + 4 * k, all + 9 * k + 1, 4 * sizeof *tgt), memcpy(got + 4 * k, all + 9 * k + 5, 4 * sizeof *got);
-  gs_nbody_ref_partial(job, d->b.pos, d->b.n, tgt, n, part);
+  gs_nbody_ref_partial(job, h.pos, d->b.n, tgt, n, part);
+  gs_nbody_dtree_held_unmirror(&h);
   GS_CHECK_MPI(&job->run->where, MPI_Reduce(part, sum, 4 * n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));
   for (uint64_t k = 0; root && k < S; k++) {
     memcpy(ref + 5 * k, sum + 4 * k, 4 * sizeof *ref); /* ref[5k + 4] stays 0, as gs_nbody_ref's device sum */
@@ -103,7 +107,9 @@ static int gs_nbody_dtree_report_check(struct gs_nbody_dtree *d, const char *whe
   }
   if (phi) { /* the diagnostics' evaluation (it may move bodies: after src and the positions are read) */
     gs_nbody_dtree_let_eval(d, 1, 0, GS_NBODY_DTREE_SCRATCH | GS_NBODY_DTREE_DIAG, NULL);
-    gs_nbody_dtree_report_samples(d, d->scratch, S, all);
+    gs_nbody_dtree_held_mirror(d, d->scratch, &h);
+    gs_nbody_dtree_report_samples(d, &h, S, all);
+    gs_nbody_dtree_held_unmirror(&h);
     for (uint64_t k = 0; k < S; k++)
       diag[2 * k] = all[9 * k + 4], diag[2 * k + 1] = all[9 * k + 8]; /* mass, potential */
   }
@@ -252,6 +258,17 @@ static void gs_nbody_dtree_spread(struct gs_nbody_dtree *d, const struct gs_step
   free(v), free(mx);
 }
 
+/* The most memory a rank held (from its own allocations: the held bodies, their copies, the tree
+ * and the exchange buffers; the largest over the ranks), the ranks' together per body of the run,
+ * and how far the device's free memory fell since the solver opened (where the backend can say:
+ * every rank on that device; the largest) into v[3]. Collective. */
+static void gs_nbody_dtree_report_memory(struct gs_nbody_dtree *d, double v[3]) {
+  double mine[3] = {d->mem_own, d->dev_free0 - d->dev_free_min}, all = 0;
+  GS_CHECK_MPI(&d->job->run->where, MPI_Allreduce(mine, v, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  GS_CHECK_MPI(&d->job->run->where, MPI_Allreduce(&d->mem_own, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+  v[2] = v[1], v[1] = all / (d->job->n ? (double)d->job->n : 1);
+}
+
 void gs_nbody_dtree_report_steps(struct gs_nbody_dtree *d, const struct gs_step_times *times, int steps) {
   struct gs_nbody_job *job = d->job;
   const struct gs_run *run = job->run;
@@ -270,6 +287,8 @@ void gs_nbody_dtree_report_steps(struct gs_nbody_dtree *d, const struct gs_step_
     st[c] = gs_stats_slowest(&run->where, gs_stats_of(t + (size_t)c * steps, steps), NULL);
   free(t);
   gs_nbody_dtree_spread(d, times, steps, &bytes, &imb);
+  double mem[3];
+  gs_nbody_dtree_report_memory(d, mem);
   if (run->rank != 0) return;
   double rate = d->inter / st[0].median;
   printf("# per step (median of %d, slowest rank): total %.3f ms, domain update %.3f ms, build %.3f ms, LET exchange "
@@ -279,10 +298,18 @@ void gs_nbody_dtree_report_steps(struct gs_nbody_dtree *d, const struct gs_step_
          steps, st[0].median * 1e3, st[3].median * 1e3, st[1].median * 1e3, st[4].median * 1e3, bytes,
          st[2].median * 1e3, st[5].median * 1e3, imb, (unsigned long long)d->migrated, rate,
          d->flops / st[0].median / 1e9);
-  char extra[256];
+  printf("# memory per rank (the largest): %.4g GB of the rank's own allocations (held bodies, their copies, the tree, "
+         "the exchanges), %.0f bytes a body over the ranks",
+         mem[0] / 1e9, mem[1]);
+  if (job->be->mem_info)
+    printf("; the device's memory in use grew by %.4g GB during the run (its free memory, every rank on it)",
+           mem[2] / 1e9);
+  printf("\n");
+  char extra[320];
   snprintf(extra, sizeof extra,
            "phase=step;solver=tree;layout=domains;domain_s=%.6g;build_s=%.6g;let_s=%.6g;let_bytes=%.6g;walk_s=%.6g;"
-           "imbalance=%.4g;migrated=%llu",
-           st[3].median, st[1].median, st[4].median, bytes, st[2].median, imb, (unsigned long long)d->migrated);
+           "imbalance=%.4g;migrated=%llu;mem_bytes=%.6g;body_bytes=%.4g",
+           st[3].median, st[1].median, st[4].median, bytes, st[2].median, imb, (unsigned long long)d->migrated,
+           mem[0], mem[1]);
   gs_nbody_ladder_step_row(job, "tree", &st[0], steps, rate, extra);
 }

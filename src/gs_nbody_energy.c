@@ -34,18 +34,21 @@ struct gs_diag gs_nbody_energy_measure(struct gs_nbody_job *job, int fresh) {
   const void *acc = job->solver->potential(job->state, fresh);
   struct gs_nbody_held h;
   job->solver->held(job->state, &h);
-  gs_nbody_energy_room(job, h.count);
-  if (h.count > 0) {
-    be->nbody->terms(c, job->prec, h.pos, h.vel, acc, h.count, job->d_terms, job->qc);
+  gs_nbody_energy_room(job, h.count < GS_NBODY_ENERGY_CHUNK ? h.count : GS_NBODY_ENERGY_CHUNK);
+  for (uint64_t at = 0; at < h.count; at += GS_NBODY_ENERGY_CHUNK) {
+    uint64_t n = h.count - at < GS_NBODY_ENERGY_CHUNK ? h.count - at : GS_NBODY_ENERGY_CHUNK;
+    size_t o = at * job->esz;
+    be->nbody->terms(c, job->prec, (const char *)h.pos + o, (const char *)h.vel + o, (const char *)acc + o, n,
+                     job->d_terms, job->qc);
     /* Each sum with the reduction kernels (deterministic, double accumulation). */
     for (int k = 0; k < 8; k++)
-      be->reduce->run(c, job->rkernel, GS_DTYPE_DOUBLE, GS_OP_SUM, job->d_terms + (size_t)k * h.count, h.count,
-                      job->reduce_ws, job->reduce_ws_bytes, &job->d_sums[k], job->qc);
-    union gs_acc h[8];
-    be->copy_d2h(c, h, job->d_sums, sizeof h, job->qc);
+      be->reduce->run(c, job->rkernel, GS_DTYPE_DOUBLE, GS_OP_SUM, job->d_terms + (size_t)k * n, n, job->reduce_ws,
+                      job->reduce_ws_bytes, &job->d_sums[k], job->qc);
+    union gs_acc part[8];
+    be->copy_d2h(c, part, job->d_sums, sizeof part, job->qc);
     be->queue_sync(c, job->qc);
     for (int k = 0; k < 8; k++)
-      local[k] = h[k].d;
+      local[k] += part[k].d;
   }
   GS_CHECK_MPI(&job->run->where, MPI_Allreduce(local, sums, 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
   struct gs_diag d = {.kinetic = sums[0], .potential = sums[1]};

@@ -4,6 +4,11 @@
 
 #include "gs_nbody_job.h"
 
+/* Bodies whose terms are summed at once: the terms buffer holds 8 doubles a body, so the sums go
+ * a chunk at a time and never need 64 bytes for every body held (their order fixed: the same
+ * bits run after run). */
+#define GS_NBODY_ENERGY_CHUNK ((uint64_t)1 << 20)
+
 /* Global diagnostics from the device state (collective). With fresh != 0 the potential is
  * evaluated now into a scratch buffer (d_acc keeps its bits); else acc.w must hold it. */
 struct gs_diag gs_nbody_energy_measure(struct gs_nbody_job *job, int fresh);

@@ -10,6 +10,7 @@
 #include "gs_acc.h"
 #include "gs_checkpoint.h"
 #include "gs_ic_file.h"
+#include "gs_nbody_energy.h"
 #include "gs_nbody_solver.h"
 
 /* The domains layout makes only its own slice of a preset, or receives its slice of an --ic file
@@ -276,8 +277,8 @@ int gs_nbody_setup_check_size(const struct gs_nbody_job *job, uint64_t n, struct
   if (status == GS_FAILED) GS_DIE(&run->where, "gs_nbody_decomp_make", "out of memory");
   gs_nbody_decomp_free(&d);
   /* Each rank holds every position twice on the device (and the step's start copy) and once in
-   * pinned host memory, and five vectors plus eight diagnostic doubles per body of its slice; the
-   * solver what it adds (the tree its workspace and forces for every body);
+   * pinned host memory, and five vectors per body of its slice (not in the domains layout, whose
+   * solver holds its own), eight diagnostic doubles per body of a chunk of it; the solver what it adds (the tree its workspace and forces for every body);
    * while initial conditions are made, all bodies in double on the host (a domains run: its slice
    * and a block, and the block sums). The CPU backend's device is host memory, shared by the
    * node's ranks. */
@@ -290,7 +291,8 @@ int gs_nbody_setup_check_size(const struct gs_nbody_job *job, uint64_t n, struct
   /* the initial conditions: a domains run only its slice and a block (and the block sums) */
   double ic = gs_nbody_setup_sliced(job) ? 56.0 * (slice + GS_IC_BLOCK) + 64.0 * (double)n / GS_IC_BLOCK
                                          : 56.0 * (double)n;
-  double need = all + slice * (5 * esz + 64) + (host ? ic : 0);
+  double own = sv && sv->layout == GS_NBODY_LAYOUT_DOMAINS ? 0 : slice * 5 * esz;
+  double need = all + own + 64 * fmin(slice, (double)GS_NBODY_ENERGY_CHUNK) + (host ? ic : 0);
   if (sv) need += sv->memory(job, n);
   if (status == GS_OK && run->mem_bytes > 0 && need * (host ? run->local_size : 1) > run->mem_bytes)
     status = gs_error_msg(msg,
@@ -334,18 +336,17 @@ void gs_nbody_setup_alloc(struct gs_nbody_job *job) {
     job->ev[e] = be->event_create(c);
   job->gate = be->gate_create(c);
   job->d_pos = all ? be->alloc_device(c, job->npad * job->esz) : NULL;
-  job->d_vel = be->alloc_device(c, slice);
-  job->d_acc = be->alloc_device(c, slice);
-  job->d_acc_scratch = be->alloc_device(c, slice);
-  job->terms_room = job->count ? job->count : 1;
+  job->d_vel = all ? be->alloc_device(c, slice) : NULL;
+  job->d_acc = all ? be->alloc_device(c, slice) : NULL;
+  job->d_acc_scratch = all ? be->alloc_device(c, slice) : NULL;
+  job->terms_room = job->count < GS_NBODY_ENERGY_CHUNK ? (job->count ? job->count : 1) : GS_NBODY_ENERGY_CHUNK;
   job->d_terms = be->alloc_device(c, 8 * job->terms_room * sizeof(double));
   job->d_sums = be->alloc_device(c, 8 * sizeof(union gs_acc));
   /* The sums use the reduction kernel the backend recommends for its own use (else its first). */
   job->rkernel = be->reduce->kernels[0].id;
   for (int i = 0; i < be->reduce->count; i++)
     if (be->reduce->kernels[i].flags & GS_KERNEL_INTERNAL) job->rkernel = be->reduce->kernels[i].id;
-  job->reduce_ws_bytes =
-      be->reduce->workspace(c, job->rkernel, GS_DTYPE_DOUBLE, GS_OP_SUM, job->count ? job->count : 1);
+  job->reduce_ws_bytes = be->reduce->workspace(c, job->rkernel, GS_DTYPE_DOUBLE, GS_OP_SUM, job->terms_room);
   job->reduce_ws = job->reduce_ws_bytes ? be->alloc_device(c, job->reduce_ws_bytes) : NULL;
   if (job->reduce_ws) be->zero_device(c, job->reduce_ws, job->reduce_ws_bytes, job->qc);
 }

@@ -26,7 +26,8 @@ enum gs_tree_count {
   GS_TREE_BODY_CELL = 1, /* body-cell interactions (accepted cells, monopole + quadrupole) */
   GS_TREE_NODES = 2,     /* nodes in the tree built (set by build, not added) */
   GS_TREE_GROUPS = 3,    /* target groups walked (0 where a backend walks body by body) */
-  GS_TREE_COUNTS = 4
+  GS_TREE_MISSING = 4,   /* the distributed tree: closed nodes the walk had to open (0 unless a bug) */
+  GS_TREE_COUNTS = 5
 };
 
 /* Which bodies a walk takes as targets, and where it puts their results. */

@@ -1,31 +1,40 @@
 #!/usr/bin/env python3
 """Step-time model of the domain-decomposed Barnes-Hut tree (--tree-layout domains) on 4-GPU nodes
-with one 25 GB/s InfiniBand port per GPU, for docs/tree.md ("Step-time model"). It prints the
-tables there; every input is a named constant below, with where it comes from.
+with one 25 GB/s InfiniBand port per GPU, for docs/tree.md ("Step-time model") and
+docs/performance.md. It prints the tables there; every input is a named constant below, with where
+it comes from.
 
-The GPU implementation of the domains layout does not exist yet (struct gs_dtree_ops has no CUDA
-entry): compute is calibrated on the replicated tree's one-GPU runs, the LET volume on the CPU
-backend's runs (the LET depends on the tree and the opening test, not on the backend), the network
-and latency are stated assumptions. These are predictions, not measurements.
+Calibrated on the CUDA domains layout's own runs (H200, 2026-11-28, docs/performance.md: one GPU,
+two GPUs strong and weak, and NCCL kept to its network transport as a stand-in for a network): the
+walk, build and domain-update rates, the LET's bytes and the rate the device builds them at. The LET
+volume for more than 2 ranks scales the CPU backend's measured law (docs/tree.md) by the GPU's
+wire format's ratio to it at 2 ranks. Network and latency beyond one host are stated assumptions.
+With --measured it prints the measured points beside the model's prediction of each.
 
   python3 jobs/bench/tree_model.py [--alpha-us 3] [--mig 0.01] [--let-law max|fit|2/3] [--ib-gbs 25]
-                                   [--nodes-of 4]
+                                   [--nodes-of 4] [--measured]
 """
 import argparse
 import math
 
-# --- compute: one H100, float, theta 0.5, plummer, 2^24 bodies (docs/tree.md, issue 33) ---------
+# --- compute: one H200, float, theta 0.5, plummer, 2^24 bodies, the CUDA domains layout ----------
 N1 = 2 ** 24
-WALK1_S = 127.5e-3        # walk of 2^24 bodies on one H100
-BUILD1_S = 6.8e-3         # build of 2^24 bodies (keys, sort, tree, moments)
-STEP1_S = 136.5e-3        # 136-137 ms a step; the rest (kicks, drift, host) = step - build - walk
-REST_FIXED_S = 0.5e-3     # of the rest, what does not shrink with n (launches, host; an assumption)
-INTER1 = 2229             # interactions per body at 2^24 (2.75e11 interactions/s x 136 ms / 2^24)
+WALK1_S = 121.0e-3        # walk of 2^24 bodies (120.6-121.3 ms in 4 runs)
+BUILD1_S = 4.8e-3         # the cells' subtrees and their records (4.7-4.9 ms)
+DOMAIN1_S = 7.6e-3        # domain update at one rank: box, keys and sort, cell rounds, cut (7.64, 7.67 ms)
+STEP1_S = 134.0e-3        # a step, 134.0-134.5 ms (the replicated layout: 135.2)
+REST_S = 0.3e-3           # kicks, drift, host: the rest of a step (0.3 ms at 2 GPUs, ~0.1 at one)
+REST_FIXED_S = REST_S     # all of it fixed (launches, host)
+INTER1 = 2229             # interactions per body at 2^24 (the replicated layout's count; the same tree rules)
 INTER_PER_DOUBLING = 47   # +47 per doubling of N (2041 at 2^20: docs/distributed-tree-design.md 5.1)
 RATE = N1 * INTER1 / WALK1_S          # walk rate, interactions/s
-REST_S = STEP1_S - BUILD1_S - WALK1_S  # 2.2 ms: REST_FIXED_S plus a part proportional to n
-PERMUTE_S_PER_BODY = 1.0e-3 / N1      # domain update on the device: the (key, id) permutation of
-                                      # pos, vel, acc, id, work (64 B a body, read and write, ~2.5 TB/s)
+# domain update of a rank of several: its sort, the cell rounds' allreduces, the migration (pack,
+# exchange, unpack, a second sort). Measured 17.4 ms at n = 2^23 (2 GPUs) and 30.4 ms at n = 2^24
+# (2 GPUs, weak) with the cut's Hilbert indices made every step (4.7 ms at 14k cells, measured at one
+# rank as the difference of two builds; about 9.5 at 28k cells): without them 12.7 and 20.9 ms,
+# 1.51 and 1.24 ns a body.
+DOMAIN_S_PER_BODY = 1.4e-9
+PERMUTE_S_PER_BODY = DOMAIN1_S / N1   # one rank's domain update, per body (no migration)
 
 # --- LET, measured on the CPU backend (docs/tree.md, "The LET's volume, measured"): bytes received
 # per rank in one step, compact wire format, float, theta 0.5, plummer, --tree-cell default (4096),
@@ -39,6 +48,10 @@ LET = {
         (2 ** 17, 2897909, 3590138)],
 }
 LET_P_GROWTH = 1.2        # P >= 16: c(8) x 1.2 (the design's LET model, 2.01 -> 2.37 MB from P = 8 to 64)
+# The GPU's LET, measured (busiest rank, one step, 2 ranks, default --tree-cell): 25.07 MB at n = 2^23
+# and 36.28 MB at n = 2^24. Its wire format sends a 64-byte record for every entry; the law for more
+# ranks is the CPU's times the ratio of the two at 2 ranks (the 2/3 laws).
+LET_GPU_2 = [(2 ** 23, 25.07e6), (2 ** 24, 36.28e6)]
 
 # --- the cell table: C = max(4096, N / 16384) bodies a cell at most, about CELLS_PER_C N / C cells
 CELLS_PER_C = 6.0         # measured: 35..1036 cells for N = 2^14..2^20 at C = 4096 (4.0-8.8 N / C,
@@ -51,9 +64,11 @@ BW_IB = 25e9              # one InfiniBand NDR200 port per GPU, bytes/s each way
 BW_NVLINK = 100e9         # GPU to GPU inside a node (conservative for H100 NVLink)
 GPUS_PER_NODE = 4
 PEER_US = 0.3             # per peer and MPI_Alltoallv: posting a (mostly empty) send and receive
-LET_BUILD_BW = 60e9       # bytes of LET a GPU extracts per second (the design's estimate; no port yet)
-F_IMB = 1.02              # slowest walk / mean walk on GPUs (cut by measured work), plus the cut's
-                          # granularity: 0.5 / (cells per rank) (the design's estimate)
+LET_BUILD_BW = 10e9       # bytes of LET a GPU extracts per second: 2.8 ms for 25 MB, 3.8 ms for 36 MB over
+                          # NVLink (about 0.3 ms of it the transfer)
+BW_STANDIN = 2.07e9       # NCCL kept to its network transport: 14.7 ms for 25.2 MB, 2.5 of it the build
+F_IMB = 1.002             # slowest walk / mean walk on 2 GPUs, measured 1.001-1.002 (cut by measured
+                          # work), plus the cut's granularity: 0.5 / (cells per rank)
 MIG_BYTES = 64            # a migrating body: pos, vel, acc (16 B each in float), id, work
 MIG_ALLTOALLV = 5         # one MPI_Alltoallv per migrated array
 
@@ -74,11 +89,15 @@ def fit23(points):
 
 
 def let_law(law):
-    """P -> [((c, a) busiest, (c, a) mean)] for the law(s) asked: bytes received = c n^a."""
+    """P -> [((c, a) busiest, (c, a) mean)] for the law(s) asked: bytes received = c n^a, the CPU's
+    measured laws scaled to the GPU's wire format by its measured bytes at 2 ranks (2/3 laws)."""
     out = {}
+    gpu = fit23(LET_GPU_2) / fit23([(n, mx) for n, _, mx in LET[2]])
     for P, rows in LET.items():
-        busiest = [(n, mx) for n, _, mx in rows]
-        mean = [(n, me) for n, me, _ in rows]
+        busiest = [(n, mx * gpu) for n, _, mx in rows]
+        mean = [(n, me * gpu) for n, me, _ in rows]
+        if P == 2:  # measured on the GPU itself (two ranks: the busiest is the mean)
+            busiest = mean = LET_GPU_2
         free = (fit(busiest), fit(mean))
         surface = ((fit23(busiest), 2 / 3), (fit23(mean), 2 / 3))
         out[P] = [free] if law == "fit" else [surface] if law == "2/3" else [free, surface]
@@ -107,7 +126,7 @@ def step(n, P, laws, alpha, mig):
     t = {"walk": imb * n * inter / RATE, "build": BUILD1_S * n / N1,
          "rest": REST_FIXED_S + (REST_S - REST_FIXED_S) * n / N1}
     if P == 1:
-        t.update(domain=0, table=0, let=0, latency=0)
+        t.update(domain=PERMUTE_S_PER_BODY * n, table=0, let=0, latency=0)
         return t, inter, 0.0, 0.0
     bw = BW_NVLINK if P <= GPUS_PER_NODE else BW_IB
     rounds = math.ceil(math.log(max(N / C, 8), 8)) + CELL_ROUNDS_EXTRA
@@ -119,7 +138,7 @@ def step(n, P, laws, alpha, mig):
     lat += (MIG_ALLTOALLV + 1) * (alpha + (P - 1) * PEER_US * 1e-6)
     t["latency"] = lat
     moved = mig * n * MIG_BYTES
-    t["domain"] = PERMUTE_S_PER_BODY * n + moved / bw + (rounds + 1) * 2 * 8 * cells / bw
+    t["domain"] = DOMAIN_S_PER_BODY * n + moved / bw + (rounds + 1) * 2 * 8 * cells / bw
     table_b = cells * CELL_RECORD_B * (P - 1) / P
     t["table"] = table_b / bw
     lb = let_bytes(laws, n, P)
@@ -165,6 +184,31 @@ def strong(laws, alpha, mig, N):
         P *= 2
 
 
+# The measured steps (ms, slowest rank's median; docs/performance.md, 2026-11-28), each with the
+# model's configuration: (what, n per GPU, GPUs, GB/s between them, measured ms, the domain update
+# measured, ms, where it still made the cut's Hilbert indices every step: the model has it without).
+MEASURED = [
+    ("1 GPU, 2^24", 2 ** 24, 1, BW_NVLINK, 134.0, 7.6),
+    ("2 GPUs, strong, 2^24", 2 ** 23, 2, BW_NVLINK, 83.08, 17.43),
+    ("2 GPUs, weak, 2^25", 2 ** 24, 2, BW_NVLINK, 162.22, 30.37),
+    ("2 GPUs, network stand-in, 2^24", 2 ** 23, 2, BW_STANDIN, 94.80, 17.23),
+]
+
+
+def measured(laws, alpha, mig):
+    print("\nMeasured against the model (ms a step; the 2-GPU runs' domain update still made the cut's Hilbert"
+          " indices, 4.7-9.5 ms, which the model leaves out)")
+    print("| run | measured | its domain update | model | model's domain update | model's LET |")
+    print("|---|---|---|---|---|---|")
+    keep = globals()["BW_NVLINK"]
+    for what, n, P, bw, ms, dom in MEASURED:
+        globals()["BW_NVLINK"] = bw
+        t, _, lb, _ = step(n, P, laws, alpha, mig)
+        print(f"| {what} | {ms:.1f} | {dom:.1f} | {total(t) * 1e3:.1f} | {t['domain'] * 1e3:.1f} | "
+              f"{lb / 1e6:.1f} MB, {t['let'] * 1e3:.1f} ms |")
+    globals()["BW_NVLINK"] = keep
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--alpha-us", type=float, default=3.0, help="latency of one MPI message round, us (default 3)")
@@ -176,6 +220,8 @@ def main():
                     help="GB/s into a GPU between nodes (default 25; 2.8 is issue 33's NCCL-network stand-in)")
     ap.add_argument("--nodes-of", type=int, default=GPUS_PER_NODE,
                     help="GPUs a node: up to this many talk over NVLink (default 4; 1 puts every byte on --ib-gbs)")
+    ap.add_argument("--measured", action="store_true",
+                    help="also the measured points (docs/performance.md) beside the model's prediction of each")
     o = ap.parse_args()
     globals()["BW_IB"], globals()["GPUS_PER_NODE"] = o.ib_gbs * 1e9, o.nodes_of
     laws = let_law(o.let_law)
@@ -190,6 +236,8 @@ def main():
     alpha = o.alpha_us * 1e-6
     weak(laws, alpha, o.mig)
     strong(laws, alpha, o.mig, N1)
+    if o.measured:
+        measured(laws, alpha, o.mig)
 
 
 if __name__ == "__main__":

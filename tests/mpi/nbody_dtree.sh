@@ -112,6 +112,8 @@ for np in 2 1; do
   echo "$out" | grep "^# restart: from .* (written by 3 rank(s); this solver's forces do not depend on the rank count" \
     >/dev/null || { echo "$out"; gs_fail "restart on $np rank(s): no note that the rank count changes no bit"; }
   echo "$out" | grep 'only within round-off' >/dev/null && { echo "$out"; gs_fail "restart on $np rank(s): a round-off note"; }
+  echo "$out" | grep '^# tree layout: domains: cells of at most 32 bodies' >/dev/null ||
+    { echo "$out"; gs_fail "restart on $np rank(s): not the checkpoint's --tree-cell 32"; }
 done
 cp -r "$tmp/ck" "$tmp/ckr"
 out=$(gs_mpirun 2 nbody --backend cpu --progress off --iters 1 --steps 8 --tree-layout replicated --restart "$tmp/ckr" \

@@ -33,7 +33,7 @@ cd "$root" || exit 2
 # The src/ headers that cuda/ may include: the C types host and device code share (element types
 # and operators, the accumulator and its algebra, one force evaluation's and one tree
 # evaluation's arguments). Each is plain C with no CUDA type in it.
-GS_RULE_TYPE_HEADERS="gs_types.h gs_acc.h gs_nbody_force.h gs_tree.h"
+GS_RULE_TYPE_HEADERS="gs_types.h gs_acc.h gs_nbody_force.h gs_tree.h gs_dtree.h"
 
 tests=
 [ -d tests ] && tests=$(find tests -path tests/rules/fixtures -prune -o -type f \

@@ -84,20 +84,37 @@ static uint64_t ranks(struct gs_tree_args a, const struct gs_dtree_bodies *all, 
     uint64_t *own = malloc(sizeof *own * (size_t)(first[r + 1] - first[r] + 1));
     for (int k = first[r]; k <= first[r + 1]; k++)
       own[k - first[r]] = at[k] - at[first[r]];
-    t[r] = ops->open(NULL);
+    t[r] = ops->open(NULL, NULL);
     ops->build(NULL, t[r], &a, &v, own, table + first[r], first[r + 1] - first[r]);
     free(own);
   }
+  /* every sender's messages (one let each, every receiver's in rank order), then each receiver's
+   * from every sender, in rank order, as the all-to-all delivers them */
+  uint64_t bytes[8][8] = {{0}}, off[8][8] = {{0}}, total[8] = {0};
+  char *sent[8] = {NULL};
+  for (int q = 0; q < P; q++) {
+    const void *msg = NULL;
+    if (!drop) ops->let(NULL, t[q], &a, table, first, P, q, bytes[q], &msg);
+    for (int r = 0; r < P; r++)
+      off[q][r] = total[q], total[q] += bytes[q][r];
+    sent[q] = malloc(total[q] + 1);
+    if (total[q]) memcpy(sent[q], msg, total[q]);
+  }
   for (int r = 0; r < P; r++) {
-    struct gs_dtree_msg m = {0};
-    for (int q = 0; q < P && !drop; q++)
-      if (q != r) ops->let(NULL, t[q], &a, first[q], table + first[r], first[r + 1] - first[r], &m);
+    uint64_t rb[8], in = 0;
+    for (int q = 0; q < P; q++)
+      rb[q] = bytes[q][r], in += rb[q];
+    char *m = malloc(in + 1), *at_m = m;
+    for (int q = 0; q < P; q++)
+      memcpy(at_m, sent[q] + off[q][r], rb[q]), at_m += rb[q];
     struct gs_dtree_bodies v = view(all, at, first[r]);
     v.n = at[first[r + 1]] - at[first[r]];
     a.acc = out + 4 * at[first[r]];
-    missing += ops->walk(NULL, t[r], &a, table, nc, first[r], &m, &v, NULL);
-    free(m.data);
+    missing += ops->walk(NULL, t[r], &a, table, nc, first[r], m, rb, P, &v, NULL);
+    free(m);
   }
+  for (int q = 0; q < P; q++)
+    free(sent[q]);
   for (int r = 0; r < P; r++)
     ops->close(NULL, t[r]);
   return missing;
