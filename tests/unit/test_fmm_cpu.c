@@ -5,7 +5,9 @@
  * - whole evaluations on a Plummer sphere at every order: the 99th percentile error below the
  *   usual tolerance of gs_nbody_options_fmm_tol, and at orders 2, 4, 6, 8 each below the last;
  * - total momentum sum m a at round-off; 1 and 3 threads, and two evaluations, bitwise the same;
- * - n = 0, 1, 2 exact; coincident bodies (no hang, finite); float positions; the stop hook. */
+ * - n = 0, 1, 2 exact; coincident bodies (no hang, finite); float positions; the stop hook;
+ * - the solver table's check: a backend without FMM primitives (CUDA's) and the cutoff law are
+ *   usage errors, whatever machine runs the test. */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include "gs_backend_cpu_fmm_expand.h"
 #include "gs_ic.h"
 #include "gs_nbody_options.h"
+#include "gs_nbody_solver.h"
 #include "gs_test.h"
 
 static const struct gs_fmm_ops *ops = &gs_backend_cpu_fmm_ops;
@@ -249,7 +252,26 @@ static void test_stop(void) {
   free(pos), free(acc);
 }
 
+/* --solver fmm's table: found by its id, refused (a usage error with its message) on a backend whose
+ * fmm table is NULL, as CUDA's is, and under the cutoff law. */
+static void test_check(void) {
+  const struct gs_nbody_solver *sv = gs_nbody_solver_find(GS_NBODY_FMM);
+  GS_EXPECT(sv && strcmp(sv->name, "fmm") == 0 && sv->rank_exact && sv->momentum_tol);
+  if (!sv) return;
+  struct gs_backend none = gs_backend_cpu_ops;
+  none.name = "cuda", none.fmm = NULL;
+  struct gs_nbody_job job = {.be = &none, .law = GS_LAW_PLUMMER};
+  struct gs_msg msg = {{0}};
+  GS_EXPECT(sv->check(&job, &msg) == GS_USAGE);
+  GS_EXPECT(strstr(msg.text, "--solver fmm: the cuda backend has no fast multipole solver") != NULL);
+  GS_EXPECT(sv->runs_on && !sv->runs_on(&none) && sv->runs_on(&gs_backend_cpu_ops));
+  job.be = &gs_backend_cpu_ops, job.law = GS_LAW_CUTOFF;
+  GS_EXPECT(sv->check(&job, &msg) == GS_USAGE && strstr(msg.text, "cutoff force law") != NULL);
+  printf("check: %s\n", msg.text);
+}
+
 int main(void) {
+  test_check();
   test_expansions();
   test_orders();
   test_bits();
