@@ -18,6 +18,7 @@
 #include "gs_nbody_force.h"
 #include "gs_dtree.h"
 #include "gs_tree.h"
+#include "gs_fmm.h"
 
 /* What a rank computes on: a GPU, or the host's cores for the CPU backend. */
 struct gs_device_info {
@@ -197,6 +198,29 @@ struct gs_matmul_ops {
   void (*release)(gs_ctx *c);
 };
 
+/* Fast multipole primitives (--solver fmm, gs_nbody_fmm.c: the solver owns the timing, the ranks
+ * and the checks). The tree they build lives in a state of their own (open / close), from build
+ * to unsort, over pos[0, n) of the last build: build (the octree), upward (each cell's multipole
+ * expansion), interact (the dual walk: each cell-cell interaction and each leaf-leaf pair applied
+ * to both sides at once), downward (each cell's local expansion to its children and bodies), in
+ * that order on one queue. The results are in the tree's body order until unsort; the same
+ * positions give the same bits whatever the backend's threads, so every rank that evaluates them
+ * gets the same forces. */
+struct gs_fmm_ops {
+  const char *method; /* a line for the run header */
+  int leaf;           /* bodies per leaf bucket where gs_fmm_args leaves it to the backend */
+  void *(*open)(gs_ctx *c);
+  void (*close)(gs_ctx *c, void *t);
+  void (*build)(gs_ctx *c, void *t, const struct gs_fmm_args *a, gs_queue *q);
+  void (*upward)(gs_ctx *c, void *t, const struct gs_fmm_args *a, gs_queue *q);
+  void (*interact)(gs_ctx *c, void *t, const struct gs_fmm_args *a, gs_queue *q);
+  void (*downward)(gs_ctx *c, void *t, const struct gs_fmm_args *a, gs_queue *q);
+  /* The results into index order: dst[i - d_first] for each body i in [d_first, d_first +
+   * d_count) (vectors of a->precision, device memory). */
+  void (*unsort)(gs_ctx *c, void *t, const struct gs_fmm_args *a, void *dst, uint64_t d_first, uint64_t d_count,
+                 gs_queue *q);
+};
+
 /* Device collectives over the ranks of an MPI communicator, one device per rank (NCCL), queued on
  * a gs_queue like any other work: data moves device to device, never through the host. Every
  * rank of the communicator makes the same calls in the same order. A failure (the library's
@@ -288,6 +312,7 @@ struct gs_backend {
   const struct gs_tree_ops *tree; /* NULL where the backend has no tree solver */
   const struct gs_dtree_ops *dtree; /* NULL where it has no distributed tree (--tree-layout replicated only) */
   const struct gs_coll_ops *coll; /* NULL where the backend has no device collectives */
+  const struct gs_fmm_ops *fmm;   /* NULL where it has no fast multipole solver (--solver fmm refused) */
 };
 
 /* The backend built under name ("cpu", "cuda"), or NULL. */

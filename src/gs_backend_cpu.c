@@ -158,4 +158,5 @@ const struct gs_backend gs_backend_cpu_ops = {
     .matmul = &gs_backend_cpu_matmul_ops,
     .tree = &gs_backend_cpu_tree_ops,
     .dtree = &gs_backend_cpu_dtree_ops,
+    .fmm = &gs_backend_cpu_fmm_ops,
 };

@@ -20,6 +20,15 @@ extern const struct gs_tree_ops gs_backend_cpu_tree_ops;
 /* Its distributed tree (gs_backend_cpu_dtree.c), which shares the replicated tree's node moments,
  * opening test and kernels (gs_backend_cpu_tree.c), so that both compute alike. */
 extern const struct gs_dtree_ops gs_backend_cpu_dtree_ops;
+/* The replicated tree's octree over a->pos[0, a->n) (a->leaf, a->precision), without moments: nodes
+ * into node (room for 2n; breadth first, so depths are contiguous and every child comes after its
+ * parent, with each node's tight box, bodies, children and depth), the bodies' double (x, y, z, m)
+ * rows in the tree's order into body (4n), their indices into idx (n); tmp (n) is scratch. Returns
+ * the nodes made. The fast multipole solver (gs_backend_cpu_fmm.c) builds on it too. */
+uint64_t gs_backend_cpu_tree_grow(const struct gs_tree_args *a, struct gs_dtree_node *node, double *body, uint64_t *idx,
+                                  uint64_t *tmp);
+/* Its fast multipole solver (gs_backend_cpu_fmm.c and _walk.c, _expand.c), on the tree's octree. */
+extern const struct gs_fmm_ops gs_backend_cpu_fmm_ops;
 /* Node k's moments: from its bodies (body: double (x, y, z, m) rows) or its children's. */
 void gs_backend_cpu_tree_moments(struct gs_dtree_node *node, const double *body, uint64_t k);
 /* Must nd be opened for a target at x (|a_old| = aold)? */

@@ -146,9 +146,9 @@ void gs_backend_cpu_tree_moments(struct gs_dtree_node *node, const double *body,
   nd->size = sqrt(d2);
 }
 
-static void gs_cpu_tree_build(gs_ctx *c, const struct gs_tree_args *a, gs_queue *q) {
-  (void)c, (void)q;
-  struct gs_cpu_tree t = gs_cpu_tree_view(a);
+uint64_t gs_backend_cpu_tree_grow(const struct gs_tree_args *a, struct gs_dtree_node *node, double *body, uint64_t *idx,
+                                  uint64_t *tmp) {
+  struct gs_cpu_tree t = {.node = node, .body = body, .idx = idx, .tmp = tmp};
   uint64_t leaf = a->leaf > 0 ? (uint64_t)a->leaf : GS_CPU_TREE_LEAF, nn = a->n ? 1 : 0;
   for (uint64_t i = 0; i < a->n; i++)
     t.idx[i] = i;
@@ -158,6 +158,13 @@ static void gs_cpu_tree_build(gs_ctx *c, const struct gs_tree_args *a, gs_queue 
     gs_cpu_tree_split(a, &t, k, leaf, &nn);
   for (uint64_t j = 0; j < a->n; j++)
     gs_cpu_tree_get(a, t.idx[j], t.body + 4 * j);
+  return nn;
+}
+
+static void gs_cpu_tree_build(gs_ctx *c, const struct gs_tree_args *a, gs_queue *q) {
+  (void)c, (void)q;
+  struct gs_cpu_tree t = gs_cpu_tree_view(a);
+  uint64_t nn = gs_backend_cpu_tree_grow(a, t.node, t.body, t.idx, t.tmp);
   for (uint64_t k = nn; k-- > 0;)
     gs_backend_cpu_tree_moments(t.node, t.body, k); /* children come after their parent */
   memcpy(a->ws, &nn, sizeof nn);

@@ -109,12 +109,22 @@ int gs_checkpoint_validate(const struct gs_ckpt_header *h, struct gs_msg *msg) {
     ic++;
   if (ic == 4 || (ic == 1) != (h->law == 1))
     return gs_error_msg(msg, "field ic = '%.20s' is not plummer, disk, uniform or file with its force law", h->ic);
-  if (h->solver != 0 && h->solver != 1) return gs_error_msg(msg, "field solver = %d is not a known solver", h->solver);
+  if (h->solver < 0 || h->solver > 2) return gs_error_msg(msg, "field solver = %d is not a known solver", h->solver);
+  /* The fast multipole solver's: its order and theta (--fmm-order's and --fmm-theta's limits), the
+   * tree's fields 0; the others write order 0. */
+  if (h->solver == 2 ? !(h->theta > 0 && h->theta < 1) || h->order < 1 || h->order > GS_CKPT_MAX_ORDER ||
+                           h->opening != 0 || h->alpha != 0 || h->leaf != 0
+                     : h->order != 0)
+    return gs_error_msg(msg,
+                        "fields order = %d, theta = %g are not a %s (order in [1, %d], theta in (0, 1) and the tree's "
+                        "fields 0 for fmm; order 0 for the others)",
+                        h->order, h->theta, h->solver == 2 ? "fast multipole run's settings" : "tree's or direct run's",
+                        GS_CKPT_MAX_ORDER);
   /* The tree's settings within --theta's, --opening's, --alpha's and --leaf's limits; a direct
    * run writes them as 0. */
-  if (h->solver == 1 ? !(h->theta > 0 && h->theta <= 1.5) || (h->opening != 0 && h->opening != 1) ||
-                           !(h->alpha > 0 && h->alpha <= 1) || h->leaf < 0 || h->leaf > GS_CKPT_MAX_LEAF
-                     : h->theta != 0 || h->opening != 0 || h->alpha != 0 || h->leaf != 0)
+  if (h->solver != 2 && (h->solver == 1 ? !(h->theta > 0 && h->theta <= 1.5) || (h->opening != 0 && h->opening != 1) ||
+                                              !(h->alpha > 0 && h->alpha <= 1) || h->leaf < 0 || h->leaf > GS_CKPT_MAX_LEAF
+                                        : h->theta != 0 || h->opening != 0 || h->alpha != 0 || h->leaf != 0))
     return gs_error_msg(msg,
                         "fields theta = %g, opening = %d, alpha = %g, leaf = %d are not a %s (theta in (0, 1.5], "
                         "opening 0 or 1, alpha in (0, 1], leaf in [0, %d]; all 0 for direct)",

@@ -14,6 +14,7 @@
 #define GS_CKPT_MAX_N (1ULL << 31) /* the largest --n */
 #define GS_CKPT_MAX_STEP 100000000 /* the largest --steps */
 #define GS_CKPT_MAX_LEAF 1024      /* the largest --leaf */
+#define GS_CKPT_MAX_ORDER 8        /* the largest --fmm-order (GS_FMM_ORDER_MAX) */
 #define GS_CKPT_NAME 64            /* room for a checkpoint file's name */
 
 /* What a checkpoint says about the run (little-endian on disk, 512 bytes). */
@@ -35,7 +36,7 @@ struct gs_ckpt_header {
   uint64_t payload_bytes; /* 3 * npad * (16 or 32) */
   uint64_t payload_sum;   /* FNV-1a 64 of the payload */
   uint64_t header_sum;    /* FNV-1a 64 of this header with header_sum = 0 */
-  int32_t solver;         /* enum gs_nbody_solver_id (0 direct: also every checkpoint written before it) */
+  int32_t solver;         /* enum gs_nbody_solver_id (0 direct: also every checkpoint written before it; 2 fmm) */
   int32_t opening;        /* the tree's: enum gs_tree_opening */
   double theta, alpha;    /* the tree's (0 for direct) */
   int32_t leaf;           /* the tree's (0: the backend's choice) */
@@ -43,7 +44,8 @@ struct gs_ckpt_header {
   double p0[3];           /* for the momentum drift |P - P0| after a restart */
   uint64_t tree_cell;     /* the tree's --tree-cell (0: its default, or a checkpoint written before it): the
                            * CUDA tree's groups never span a cell, so a restart must cut the same cells */
-  char pad[512 - 272];   /* room for later fields */
+  int32_t order;          /* the fast multipole solver's expansion order (theta: its opening; 0 for the others) */
+  char pad[512 - 276];   /* room for later fields */
 };
 
 /* FNV-1a 64 over len bytes, continuing from h (start with GS_FNV_OFFSET). */

@@ -91,6 +91,7 @@ struct gs_nbody_job {
   void *state;               /* ... and its state */
   struct gs_exchange xchg;   /* --exchange: how positions travel (gs_exchange.h) */
   uint64_t *slice_offset, *slice_bytes; /* every rank's slice of d_pos in bytes, for the device all-gather */
+  int p0_other;              /* resumed from another solver's checkpoint: no momentum verdict (solver->momentum_tol) */
 };
 
 #endif

@@ -66,9 +66,10 @@ const struct gs_opt gs_nbody_options_table[] = {
      "progress from rank 0: auto = a bar on a terminal outside a batch job, else plain lines every 10 s or 10% "
      "of the run (default auto)",
      NULL},
-    {"solver", GS_OPT_CHOICE, GS_B(solver), 0, 0, "direct|tree", "S",
+    {"solver", GS_OPT_CHOICE, GS_B(solver), 0, 0, "direct|tree|fmm", "S",
      "direct: the all-pairs sum (the reference); tree: Barnes-Hut, every rank builds the whole tree and walks its "
-     "own slice (default direct)",
+     "own slice; fmm: the fast multipole method (Dehnen's falcON, O(N), momentum kept to round-off; CPU backend, "
+     "Plummer softening) (default direct)",
      NULL},
     {"theta", GS_OPT_REAL, GS_B(theta), 0, 0, NULL, "T",
      "tree: opening angle, 0 < T <= 1.5: a cell is opened when its size exceeds T times its distance (default 0.5)",
@@ -95,6 +96,12 @@ const struct gs_opt gs_nbody_options_table[] = {
     {"tree-cell", GS_OPT_COUNT, GS_B(tree_cell), 1, (int64_t)1 << 40, NULL, "C",
      "tree, domains: most bodies in a domain cell, the unit of the ranks' domains; changes balance and "
      "messages, never a result bit (default max(4096, N / 16384))",
+     NULL},
+    {"fmm-order", GS_OPT_INT, GS_B(fmm_order), GS_FMM_ORDER_MIN, GS_FMM_ORDER_MAX, NULL, "P",
+     "fmm: expansion order, 1 to 8: higher is more accurate and costs more per cell pair (default 6)", NULL},
+    {"fmm-theta", GS_OPT_REAL, GS_B(fmm_theta), 0, 0, NULL, "T",
+     "fmm: opening of the dual walk, 0 < T < 1: two cells interact through their expansions when the sum of their "
+     "radii is below T times the distance of their centres (default 0.7)",
      NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL},
 };
@@ -135,6 +142,8 @@ void gs_nbody_options_defaults(void *opts) {
   b->theta = GS_NBODY_OPTIONS_THETA;
   b->alpha = GS_NBODY_OPTIONS_ALPHA;
   b->tree_layout = -1;
+  b->fmm_order = GS_NBODY_OPTIONS_FMM_ORDER;
+  b->fmm_theta = GS_NBODY_OPTIONS_FMM_THETA;
 }
 
 double gs_nbody_options_force_tol(const struct gs_nbody_opts *b, int cutoff_law) {
@@ -151,23 +160,65 @@ double gs_nbody_options_force_tol(const struct gs_nbody_opts *b, int cutoff_law)
   return cutoff_law ? 4 * tol : tol;
 }
 
+double gs_nbody_options_fmm_tol(const struct gs_nbody_opts *b) {
+  /* Measured (docs/fmm.md, "Accuracy"): the larger 99th percentile of Plummer spheres of 2^12 and
+   * 2^16 bodies (eps 0.05, double) at each order and at theta 0.3, 0.5, 0.7, 0.9, times 3; a
+   * theta between takes the next one up, above 0.9 the force's size. */
+  static const double table[GS_FMM_ORDER_MAX][4] = {
+      {0.48, 0.76, 1, 1},           {0.075, 0.19, 0.47, 0.62},    {1.2e-2, 6.1e-2, 0.17, 0.25},
+      {1.9e-3, 2.0e-2, 6.3e-2, 0.11}, {3.3e-4, 5.8e-3, 2.4e-2, 5.7e-2}, {5.3e-5, 1.7e-3, 1.1e-2, 3.5e-2},
+      {8.7e-6, 6.1e-4, 4.4e-3, 2.4e-2}, {2.1e-6, 2.0e-4, 2.5e-3, 1.7e-2}};
+  if (b->force_tol > 0) return b->force_tol;
+  int p = b->fmm_order < GS_FMM_ORDER_MIN ? GS_FMM_ORDER_MIN : b->fmm_order > GS_FMM_ORDER_MAX ? GS_FMM_ORDER_MAX : b->fmm_order;
+  for (int k = 0; k < 4; k++)
+    if (b->fmm_theta <= 0.3 + 0.2 * k + 1e-12) return table[p - 1][k];
+  return 1;
+}
+
+/* --solver fmm's options: in range, and none of them without it (a restart that names no
+ * --solver waits for the checkpoint's, as the tree's do). */
+static int gs_nbody_options_fmm(const struct gs_options *o, const struct gs_nbody_opts *b, int adopted,
+                                struct gs_msg *msg) {
+  static const char *const own[] = {"fmm-order", "fmm-theta"};
+  int later = b->restart[0] && !adopted, solver_given = gs_options_given(o, "solver");
+  if (b->solver != GS_NBODY_FMM && !(later && !solver_given)) {
+    for (int k = 0; k < 2; k++)
+      if (gs_options_given(o, own[k]))
+        return adopted && !solver_given
+                   ? gs_error_msg(msg,
+                                  "--%s is an option of the fast multipole solver, and the checkpoint was written "
+                                  "by another solver (give --solver fmm to change solvers)",
+                                  own[k])
+                   : gs_error_msg(msg, "--%s is an option of the fast multipole solver: it needs --solver fmm",
+                                  own[k]);
+    return GS_OK;
+  }
+  if (b->solver != GS_NBODY_FMM) return GS_OK; /* a restart's solver, not known yet */
+  if (!adopted && gs_options_given(o, "kernel"))
+    return gs_error_msg(msg, "--kernel names direct-sum kernels: --solver fmm has none (give one of the two)");
+  if (!(b->fmm_theta > 0 && b->fmm_theta < 1))
+    return gs_error_msg(msg, "--fmm-theta: must be > 0 and < 1 (at 1 or above the expansions need not converge)");
+  if (gs_options_given(o, "force-tol") && !(b->force_tol > 0)) return gs_error_msg(msg, "--force-tol: must be > 0");
+  return GS_OK;
+}
+
 /* --solver tree's options: in range, and none of them without the tree. A restart that names
  * no --solver (or no --opening) takes the checkpoint's, known only once it is read: until then
- * the checks that need it wait for gs_nbody_options_adopted (adopted 1; ckpt_tree: the
- * checkpoint's solver was the tree). */
-static int gs_nbody_options_tree(const struct gs_options *o, const struct gs_nbody_opts *b, int adopted, int ckpt_tree,
+ * the checks that need it wait for gs_nbody_options_adopted (adopted 1; ckpt_solver: the
+ * checkpoint's, enum gs_nbody_solver_id). */
+static int gs_nbody_options_tree(const struct gs_options *o, const struct gs_nbody_opts *b, int adopted, int ckpt_solver,
                                  struct gs_msg *msg) {
   static const char *const own[] = {"theta", "opening", "alpha", "leaf", "force-tol", "tree-layout", "tree-cell"};
   int later = b->restart[0] && !adopted, solver_given = gs_options_given(o, "solver");
   int opening_given = gs_options_given(o, "opening");
   if (b->solver != GS_NBODY_TREE && !(later && !solver_given)) {
     for (int k = 0; k < 7; k++)
-      if (gs_options_given(o, own[k]))
+      if (gs_options_given(o, own[k]) && !(b->solver == GS_NBODY_FMM && k == 4)) /* the FMM's check takes --force-tol */
         return adopted && !solver_given
                    ? gs_error_msg(msg,
                                   "--%s is an option of the tree, and the checkpoint was written by --solver "
-                                  "direct (give --solver tree to change solvers)",
-                                  own[k])
+                                  "%s (give --solver tree to change solvers)",
+                                  own[k], ckpt_solver == GS_NBODY_FMM ? "fmm" : "direct")
                    : gs_error_msg(msg, "--%s is an option of the tree: it needs --solver tree", own[k]);
     return GS_OK;
   }
@@ -177,14 +228,15 @@ static int gs_nbody_options_tree(const struct gs_options *o, const struct gs_nbo
   if (!(b->alpha > 0 && b->alpha <= 1)) return gs_error_msg(msg, "--alpha: must be > 0 and <= 1");
   if (gs_options_given(o, "alpha") && b->opening != 1 && !(later && !opening_given))
     return gs_error_msg(msg, "--alpha is the relative opening test's tolerance: it needs --opening relative%s",
-                        adopted && ckpt_tree && !opening_given ? " (the checkpoint's test is geometric)" : "");
+                        adopted && ckpt_solver == GS_NBODY_TREE && !opening_given ? " (the checkpoint's test is geometric)" : "");
   if (gs_options_given(o, "force-tol") && !(b->force_tol > 0)) return gs_error_msg(msg, "--force-tol: must be > 0");
   return GS_OK;
 }
 
 int gs_nbody_options_adopted(const struct gs_options *o, const struct gs_nbody_opts *b, int ckpt_solver,
                              struct gs_msg *msg) {
-  return gs_nbody_options_tree(o, b, 1, ckpt_solver == GS_NBODY_TREE, msg);
+  int status = gs_nbody_options_tree(o, b, 1, ckpt_solver, msg);
+  return status == GS_OK ? gs_nbody_options_fmm(o, b, 1, msg) : status;
 }
 
 int gs_nbody_options_validate(const struct gs_options *o, void *opts, struct gs_msg *msg) {
@@ -198,5 +250,6 @@ int gs_nbody_options_validate(const struct gs_options *o, void *opts, struct gs_
     return gs_error_msg(msg, "--n and --ic FILE contradict: the file's lines are the bodies; give one");
   if (b->walltime[0] && (b->walltime_s = gs_options_parse_hms(b->walltime)) <= 0)
     return gs_error_msg(msg, "--walltime: '%s' is not HH:MM:SS (or MM:SS, or seconds) above zero", b->walltime);
-  return gs_nbody_options_tree(o, b, 0, 0, msg);
+  int status = gs_nbody_options_tree(o, b, 0, -1, msg);
+  return status == GS_OK ? gs_nbody_options_fmm(o, b, 0, msg) : status;
 }

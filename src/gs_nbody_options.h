@@ -35,10 +35,13 @@ struct gs_nbody_opts {
   double force_tol;           /* tree: 99th-percentile relative force error allowed (0: by theta) */
   int tree_layout;            /* tree: enum gs_nbody_layout (-1: the backend's choice) */
   uint64_t tree_cell;         /* tree, domains: most bodies in a domain cell (0: max(4096, N / 16384)) */
+  int fmm_order;              /* fmm: expansion order p */
+  double fmm_theta;           /* fmm: the dual walk's opening parameter */
 };
 
-/* --solver: the all-pairs sum (the reference), or the Barnes-Hut tree (gs_nbody_tree.c). */
-enum gs_nbody_solver_id { GS_NBODY_DIRECT = 0, GS_NBODY_TREE = 1 };
+/* --solver: the all-pairs sum (the reference), the Barnes-Hut tree (gs_nbody_tree.c), or the fast
+ * multipole method (gs_nbody_fmm.c). */
+enum gs_nbody_solver_id { GS_NBODY_DIRECT = 0, GS_NBODY_TREE = 1, GS_NBODY_FMM = 2 };
 
 /* --tree-layout: domains (each rank holds its domain cells' bodies and the locally essential tree,
  * gs_nbody_dtree.c) or replicated (every rank holds every body and builds the whole tree). */
@@ -47,6 +50,16 @@ enum gs_nbody_layout { GS_NBODY_LAYOUT_DOMAINS = 0, GS_NBODY_LAYOUT_REPLICATED =
 /* The tree's defaults: theta, and the relative test's alpha (GADGET-2's documented ErrTolForceAcc). */
 #define GS_NBODY_OPTIONS_THETA 0.5
 #define GS_NBODY_OPTIONS_ALPHA 0.005
+
+/* The fast multipole solver's defaults (docs/fmm.md, "Accuracy"): the cheapest order and theta that
+ * met the tree's usual accuracy (99th percentile 1.5e-3 on a 2^16 Plummer sphere, eps 0.05) with
+ * margin. */
+#define GS_NBODY_OPTIONS_FMM_ORDER 6
+#define GS_NBODY_OPTIONS_FMM_THETA 0.7
+
+/* --force-tol, or the fast multipole solver's usual 99th-percentile error at its order and theta
+ * (docs/fmm.md, "Accuracy"). */
+double gs_nbody_options_fmm_tol(const struct gs_nbody_opts *b);
 
 /* --force-tol, or its default: the 99th-percentile relative acceleration error allowed at this
  * theta (and alpha with the relative opening), with margin over what a monopole + quadrupole tree

@@ -10,7 +10,8 @@
 #define GS_NBODY_SOLVER_LIST(X)                                                                                        \
   X(gs_nbody_direct_ops)      /* gs_nbody_direct.c: all pairs */                                                       \
   X(gs_nbody_dtree_ops)       /* gs_nbody_dtree.c: Barnes-Hut, domains where it runs */                                \
-  X(gs_nbody_tree_solver_ops) /* gs_nbody_tree_solver.c: Barnes-Hut, every body on every rank */
+  X(gs_nbody_tree_solver_ops) /* gs_nbody_tree_solver.c: Barnes-Hut, every body on every rank */                  \
+  X(gs_nbody_fmm_solver_ops)  /* gs_nbody_fmm_solver.c: the fast multipole method, every body on every rank */
 
 #define GS_NBODY_SOLVER_EXTERN(ops) extern const struct gs_nbody_solver ops;
 #define GS_NBODY_SOLVER_ENTRY(ops) &ops,

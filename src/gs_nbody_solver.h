@@ -36,8 +36,8 @@ struct gs_nbody_origin {
 };
 
 struct gs_nbody_solver {
-  const char *name; /* "direct", "tree": the result rows' kernel column for the tree, the corrupt hook */
-  int id;           /* --solver's value and the checkpoint's solver field (GS_NBODY_DIRECT, GS_NBODY_TREE) */
+  const char *name; /* "direct", "tree", "fmm": the result rows' kernel column for the tree, the corrupt hook */
+  int id;           /* --solver's value and the checkpoint's solver field (enum gs_nbody_solver_id) */
   /* The layout its bodies are held in (enum gs_nbody_layout): GS_NBODY_LAYOUT_REPLICATED, every
    * rank holds every position in the driver's buffers; GS_NBODY_LAYOUT_DOMAINS, each rank holds
    * its own bodies (O(N / P)) and the driver makes no N-body buffers. --tree-layout picks among the
@@ -90,6 +90,9 @@ struct gs_nbody_solver {
   void (*report_final)(void *s, long last); /* collective: the end's checks (may set job->failed) */
   void (*ckpt)(const struct gs_nbody_job *job, struct gs_ckpt_header *h); /* its fields of a header */
   void (*close)(void *s);
+  /* NULL, or the momentum drift |P - P0| / (M v_rms) its forces allow `steps` steps after P0: a
+   * solver whose forces cancel pairwise to round-off (the FMM's mutual walk) fails a run above it. */
+  double (*momentum_tol)(const struct gs_nbody_job *job, long steps);
 };
 
 /* The solver of --solver's value (GS_NBODY_DIRECT, GS_NBODY_TREE), or NULL. */

@@ -145,19 +145,20 @@ static int gs_nbody_tree_verdict(struct gs_nbody_job *job, const char *when, con
   if (job->run->rank != 0) return v;
   if (!v) job->failed = 1;
   static const char *const word[] = {"FAILED", "OK", "LESS ACCURATE THAN USUAL"};
-  printf("# tree check (%s): %d bodies, |a - a_ref| / |a_ref|: rms %.2e, median %.2e, 99th percentile %.2e, max "
+  const char *who = job->solver ? job->solver->name : "tree"; /* the line names the solver checked ("fmm") */
+  printf("# %s check (%s): %d bodies, |a - a_ref| / |a_ref|: rms %.2e, median %.2e, 99th percentile %.2e, max "
          "%.2e (tolerance %.1e on the 99th percentile): %s\n",
-         when, e->count, e->rms, e->median, e->p99, e->max, tol, word[v]);
+         who, when, e->count, e->rms, e->median, e->p99, e->max, tol, word[v]);
   if (finite && !given && e->p99 > tol && v)
-    printf("# tree check (%s): less accurate than usual, not a fault: against the force scale max(|a_ref|, phi_ref^2 / "
+    printf("# %s check (%s): less accurate than usual, not a fault: against the force scale max(|a_ref|, phi_ref^2 / "
            "(G M)) the 99th percentile is %.2e, within the %.1e that fails. The usual tolerance holds on smooth "
            "distributions at N >= 256; few bodies per accepted cell (a small N, a few massive bodies among massless "
            "ones) or cancelling forces give more (docs/tree.md)\n",
-           when, e->sp99, hard);
+           who, when, e->sp99, hard);
   else if (finite && !given && e->p99 > tol)
-    printf("# tree check (%s): against the force scale max(|a_ref|, phi_ref^2 / (G M)) the 99th percentile is %.2e, "
+    printf("# %s check (%s): against the force scale max(|a_ref|, phi_ref^2 / (G M)) the 99th percentile is %.2e, "
            "above the %.1e that fails: more than the opening test allows\n",
-           when, e->sp99, hard);
+           who, when, e->sp99, hard);
   fflush(stdout);
   return v;
 }
