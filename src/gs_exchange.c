@@ -196,56 +196,66 @@ int gs_exchange_open(struct gs_exchange *x, const struct gs_run *run, MPI_Comm c
   return status;
 }
 
-/* MPI's int counts and displacements of one alltoallv: a part or an offset past INT_MAX bytes is
- * refused, never truncated. */
-static void gs_exchange_ints(struct gs_exchange *x, int P, const uint64_t *bytes, int *cnt, int *dis) {
-  uint64_t at = 0;
-  for (int r = 0; r < P; r++) {
-    if (bytes[r] > INT32_MAX || at > INT32_MAX)
-      GS_DIE(x->where, "MPI_Ialltoallv", "a part of more than 2^31 bytes (MPI counts are int)");
-    cnt[r] = (int)bytes[r], dis[r] = (int)at;
-    at += bytes[r];
-  }
+/* The most bytes one message of gs_exchange_alltoallv_host carries: MPI counts are int, so a
+ * part of 2^31 bytes or more (a first migration of 2^25 bodies to one rank) goes as several, in
+ * order (MPI keeps the order of one sender's messages of one tag). */
+#define GS_EXCHANGE_CHUNK ((uint64_t)1 << 30)
+/* Their tag: past the positions' ring's (its steps, below the rank count) and within the least
+ * MPI_TAG_UB that MPI promises. */
+#define GS_EXCHANGE_TAG 32767
+
+/* Each part as messages of at most chunk bytes to or from its rank (MPI_Irecv or MPI_Isend by
+ * post), parts in rank order from buf on: appended to req[*n]. */
+static void gs_exchange_parts(struct gs_exchange *x, int P, const uint64_t *bytes, char *buf, uint64_t chunk, int recv,
+                              MPI_Request *req, int *n) {
+  for (int r = 0; r < P; buf += bytes[r], r++)
+    for (uint64_t at = 0; at < bytes[r]; at += chunk) {
+      int b = (int)(bytes[r] - at < chunk ? bytes[r] - at : chunk);
+      if (recv)
+        GS_CHECK_MPI(x->where, MPI_Irecv(buf + at, b, MPI_BYTE, r, GS_EXCHANGE_TAG, MPI_COMM_WORLD, &req[(*n)++]));
+      else
+        GS_CHECK_MPI(x->where, MPI_Isend(buf + at, b, MPI_BYTE, r, GS_EXCHANGE_TAG, MPI_COMM_WORLD, &req[(*n)++]));
+    }
 }
 
-/* MPI's alltoallv over buffers it can read, polled (a peer gone is noticed). A rank that sends
- * nothing hands MPI a buffer of its own: Open MPI's nonblocking collectives (libnbc) take send ==
- * recv for MPI_IN_PLACE and would send what recv holds, which no peer expects (a hang, seen with 2
- * ranks of which one sent nothing through a staging buffer whose two halves then coincided). */
-static void gs_exchange_mpi_alltoallv(struct gs_exchange *x, const void *send, const uint64_t *sbytes, void *recv,
-                                      const uint64_t *rbytes, int P) {
-  static const char none[16];
-  uint64_t out = 0;
+/* Point to point, not MPI_Ialltoallv: no int count limits the parts, and no send buffer that
+ * equals the receive buffer (a rank with nothing to send may hand one buffer for both) is taken
+ * for MPI_IN_PLACE, as Open MPI's nonblocking collectives (libnbc) take it (they then sent what
+ * recv held, which no peer expected: a hang, seen with 2 ranks of which one sent nothing). The
+ * receives are posted first; a rank's part to itself is a message like any other (the buffers may
+ * be device memory handed to a CUDA-aware MPI). */
+void gs_exchange_alltoallv_host(struct gs_exchange *x, const void *send, const uint64_t *sbytes, void *recv,
+                                const uint64_t *rbytes) {
+  int P = 0, n = 0;
+  GS_CHECK_MPI(x->where, MPI_Comm_size(MPI_COMM_WORLD, &P));
+  uint64_t chunk = x->chunk && x->chunk < GS_EXCHANGE_CHUNK ? x->chunk : GS_EXCHANGE_CHUNK, m = 0;
   for (int r = 0; r < P; r++)
-    out += sbytes[r];
-  if (!out) send = none;
-  int *sc = malloc(sizeof *sc * 4 * (size_t)P);
-  if (!sc) GS_DIE(x->where, "malloc", "out of memory");
-  int *sd = sc + P, *rc = sc + 2 * P, *rd = sc + 3 * P;
-  gs_exchange_ints(x, P, sbytes, sc, sd), gs_exchange_ints(x, P, rbytes, rc, rd);
-  MPI_Request req;
-  GS_CHECK_MPI(x->where, MPI_Ialltoallv(send, sc, sd, MPI_BYTE, recv, rc, rd, MPI_BYTE, MPI_COMM_WORLD, &req));
-  gs_exchange_mpi_wait(x, 1, &req, "MPI_Ialltoallv");
-  free(sc);
+    m += (sbytes[r] + chunk - 1) / chunk + (rbytes[r] + chunk - 1) / chunk;
+  MPI_Request *req = malloc(sizeof *req * (m ? m : 1));
+  if (!req) GS_DIE(x->where, "malloc", "out of memory");
+  gs_exchange_parts(x, P, rbytes, recv, chunk, 1, req, &n);
+  gs_exchange_parts(x, P, sbytes, (char *)send, chunk, 0, req, &n);
+  gs_exchange_mpi_wait(x, n, req, "MPI_Irecv/MPI_Isend (an all-to-all's parts)");
+  free(req);
 }
 
 void gs_exchange_alltoallv(struct gs_exchange *x, const void *send, const uint64_t *sbytes, void *recv,
                            const uint64_t *rbytes, gs_queue *q) {
   const struct gs_backend *be = x->be;
-  int P = 0;
-  GS_CHECK_MPI(x->where, MPI_Comm_size(MPI_COMM_WORLD, &P));
-  uint64_t out = 0, in = 0;
-  for (int r = 0; r < P; r++)
-    out += sbytes[r], in += rbytes[r];
   if ((be->caps & GS_CAP_HOST_MEMORY) || x->mode == GS_EXCHANGE_CUDA_MPI) {
     be->queue_sync(x->ctx, q); /* send was written on q */
-    gs_exchange_mpi_alltoallv(x, send, sbytes, recv, rbytes, P);
+    gs_exchange_alltoallv_host(x, send, sbytes, recv, rbytes);
   } else if (x->mode == GS_EXCHANGE_NCCL) {
     if (!x->done) x->done = be->event_create(x->ctx);
     be->coll->alltoallv(x->ctx, x->coll, send, sbytes, recv, rbytes, q);
     be->event_record(x->ctx, x->done, q);
     gs_exchange_wait(x, x->done);
   } else { /* host: through pinned buffers, the sends first, the receives after them */
+    int P = 0;
+    GS_CHECK_MPI(x->where, MPI_Comm_size(MPI_COMM_WORLD, &P));
+    uint64_t out = 0, in = 0;
+    for (int r = 0; r < P; r++)
+      out += sbytes[r], in += rbytes[r];
     if (out + in > x->stage_cap) {
       if (x->stage) be->free_host(x->ctx, x->stage);
       x->stage_cap = out + in + (out + in) / 4 + 4096;
@@ -254,7 +264,7 @@ void gs_exchange_alltoallv(struct gs_exchange *x, const void *send, const uint64
     char *hs = x->stage, *hr = hs + out;
     if (out) be->copy_d2h(x->ctx, hs, send, out, q);
     be->queue_sync(x->ctx, q);
-    gs_exchange_mpi_alltoallv(x, hs, sbytes, hr, rbytes, P);
+    gs_exchange_alltoallv_host(x, hs, sbytes, hr, rbytes);
     if (in) be->copy_h2d(x->ctx, recv, hr, in, q);
     be->queue_sync(x->ctx, q);
   }

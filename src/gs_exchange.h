@@ -36,6 +36,7 @@ struct gs_exchange {
   void *stage;                 /* pinned host staging of gs_exchange_alltoallv (host mode), grown */
   size_t stage_cap;
   gs_event *done;              /* the event its collectives wait on (nccl), made on first use */
+  uint64_t chunk;              /* the most bytes of one MPI message of an all-to-all (0: 2^30; tests set less) */
 };
 
 /* Choose the mode for want (enum gs_exchange_mode) on comm (the world, or a process row or
@@ -66,6 +67,12 @@ void gs_exchange_wait(struct gs_exchange *x, gs_event *e);
  * Collective over the world: every rank enters, one with nothing to send too. */
 void gs_exchange_alltoallv(struct gs_exchange *x, const void *send, const uint64_t *sbytes, void *recv,
                            const uint64_t *rbytes, gs_queue *q);
+
+/* The same over buffers MPI reads and writes (host memory, or device memory where MPI is
+ * CUDA-aware), as MPI messages of any size: for host data on any backend. Collective over the
+ * world likewise. */
+void gs_exchange_alltoallv_host(struct gs_exchange *x, const void *send, const uint64_t *sbytes, void *recv,
+                                const uint64_t *rbytes);
 
 /* MPI_Waitall for n requests by polling MPI_Testall, dying with call's name when a peer on this
  * node is gone (a rank killed mid-run must not leave the others blocked until mpirun's SIGKILL). */

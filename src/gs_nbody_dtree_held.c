@@ -156,60 +156,45 @@ static int gs_nbody_dtree_held_slice_of(const struct gs_nbody_job *job, uint64_t
   return lo;
 }
 
-/* MPI's int counts: a message past INT_MAX bytes is refused here, never truncated. */
-static void gs_nbody_dtree_held_ints(const struct gs_nbody_job *job, const uint64_t *n, int *out, int P, size_t row) {
-  for (int r = 0; r < P; r++) {
-    if (n[r] * row > INT32_MAX) GS_DIE(&job->run->where, "MPI_Alltoallv", "a message of more than 2^31 bytes");
-    out[r] = (int)(n[r] * row);
-  }
-}
+/* Bytes of one body on its way to its slice: pos, vel, src (vectors of esz bytes), then its id. */
+#define GS_NBODY_DTREE_HELD_REC(esz) (3 * (esz) + sizeof(uint64_t))
 
 void gs_nbody_dtree_held_slices(struct gs_nbody_dtree *d, const void *src, void *pos, void *vel, void *acc) {
   struct gs_nbody_job *job = d->job;
   int P = job->run->size;
+  size_t esz = job->esz, row = GS_NBODY_DTREE_HELD_REC(esz);
   struct gs_nbody_dtree_mirror h;
   gs_nbody_dtree_held_mirror(d, src, &h);
-  uint64_t n = d->b.n, *cnt = calloc((size_t)P, sizeof *cnt), *rcnt = calloc((size_t)P, sizeof *rcnt);
-  int *sc = calloc((size_t)P, sizeof *sc), *sd = calloc((size_t)P, sizeof *sd), *rc = calloc((size_t)P, sizeof *rc),
-      *rd = calloc((size_t)P, sizeof *rd);
+  uint64_t n = d->b.n, *cnt = calloc(5 * (size_t)P, sizeof *cnt), *rcnt = cnt + P, *sb = cnt + 2 * P, *rb = cnt + 3 * P,
+           *next = cnt + 4 * P;
   int *dest = malloc(sizeof *dest * (n ? n : 1));
-  uint64_t *pack = malloc(sizeof *pack * (n ? n : 1)), *off = calloc((size_t)P + 1, sizeof *off);
-  if (!cnt || !rcnt || !sc || !sd || !rc || !rd || !dest || !pack || !off)
-    GS_DIE(&job->run->where, "malloc", "out of memory");
+  if (!cnt || !dest) GS_DIE(&job->run->where, "malloc", "out of memory");
   for (uint64_t i = 0; i < n; i++)
     cnt[dest[i] = gs_nbody_dtree_held_slice_of(job, h.id[i])]++;
-  for (int r = 0; r < P; r++)
-    off[r + 1] = off[r] + cnt[r];
-  for (uint64_t i = 0; i < n; i++)
-    pack[off[dest[i]]++] = i; /* by destination, held order within each */
   GS_CHECK_MPI(&job->run->where, MPI_Alltoall(cnt, 1, MPI_UINT64_T, rcnt, 1, MPI_UINT64_T, MPI_COMM_WORLD));
   uint64_t m = 0;
   for (int r = 0; r < P; r++)
-    m += rcnt[r];
-  const void *from[4] = {h.pos, h.vel, h.src, h.id};
-  size_t row[4] = {job->esz, job->esz, job->esz, sizeof(uint64_t)};
-  char *sbuf = malloc(32 * (n ? n : 1)), *rbuf[4];
-  for (int k = 0; k < 4; k++)
-    if (!(rbuf[k] = malloc(row[k] * (m ? m : 1))) || !sbuf) GS_DIE(&job->run->where, "malloc", "out of memory");
-  for (int k = 0; k < 4; k++) {
-    for (uint64_t j = 0; j < n; j++)
-      memcpy(sbuf + j * row[k], (const char *)from[k] + pack[j] * row[k], row[k]);
-    gs_nbody_dtree_held_ints(job, cnt, sc, P, row[k]), gs_nbody_dtree_held_ints(job, rcnt, rc, P, row[k]);
-    for (int r = 1; r < P; r++)
-      sd[r] = sd[r - 1] + sc[r - 1], rd[r] = rd[r - 1] + rc[r - 1];
-    GS_CHECK_MPI(&job->run->where, MPI_Alltoallv(sbuf, sc, sd, MPI_BYTE, rbuf[k], rc, rd, MPI_BYTE, MPI_COMM_WORLD));
+    m += rcnt[r], sb[r] = cnt[r] * row, rb[r] = rcnt[r] * row, next[r] = r ? next[r - 1] + cnt[r - 1] : 0;
+  char *sbuf = malloc(row * (n ? n : 1)), *rbuf = malloc(row * (m ? m : 1));
+  if (!sbuf || !rbuf) GS_DIE(&job->run->where, "malloc", "out of memory");
+  const void *from[3] = {h.pos, h.vel, h.src};
+  for (uint64_t i = 0; i < n; i++) { /* by destination, held order within each */
+    char *o = sbuf + next[dest[i]]++ * row;
+    for (int k = 0; k < 3; k++)
+      memcpy(o + k * esz, (const char *)from[k] + i * esz, esz);
+    memcpy(o + 3 * esz, &h.id[i], sizeof h.id[i]);
   }
+  gs_exchange_alltoallv_host(&job->xchg, sbuf, sb, rbuf, rb);
   void *to[3] = {pos, vel, acc};
   for (int k = 0; k < 3; k++)
-    if (to[k]) memset(to[k], 0, job->count * job->esz); /* the padding: zero */
+    if (to[k]) memset(to[k], 0, job->count * esz); /* the padding: zero */
   for (uint64_t j = 0; j < m; j++) {
+    const char *o = rbuf + j * row;
     uint64_t id;
-    memcpy(&id, rbuf[3] + j * sizeof id, sizeof id);
+    memcpy(&id, o + 3 * esz, sizeof id);
     for (int k = 0; k < 3; k++)
-      if (to[k]) memcpy((char *)to[k] + (id - job->first) * job->esz, rbuf[k] + j * job->esz, job->esz);
+      if (to[k]) memcpy((char *)to[k] + (id - job->first) * esz, o + k * esz, esz);
   }
-  for (int k = 0; k < 4; k++)
-    free(rbuf[k]);
-  free(sbuf), free(cnt), free(rcnt), free(sc), free(sd), free(rc), free(rd), free(dest), free(pack), free(off);
+  free(sbuf), free(rbuf), free(cnt), free(dest);
   gs_nbody_dtree_held_unmirror(&h);
 }

@@ -4,7 +4,8 @@
  * 0 sends nothing at all and hands the exchange one buffer for both sides (send == recv), while
  * the others send it their parts: Open MPI's nonblocking collectives took equal buffers for
  * MPI_IN_PLACE and sent rank 0's receive buffer out, which no peer expected, and the job hung
- * (a hang the script's timeout turns into a failure). Exit 0 when every byte arrived, 1 else. */
+ * (a hang the script's timeout turns into a failure); then the first exchange again in messages
+ * of about 100 kB, as a part past MPI's int counts travels. Exit 0 when every byte arrived, 1 else. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,15 +71,17 @@ int main(int argc, char **argv) {
     fprintf(stderr, "gs_exchange_open: %s\n", msg.text);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  int bad[2] = {gs_alltoallv_check_one(&x, run.rank, run.size, 0), gs_alltoallv_check_one(&x, run.rank, run.size, 1)};
-  int all[2];
-  MPI_Allreduce(bad, all, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  int bad[3] = {gs_alltoallv_check_one(&x, run.rank, run.size, 0), gs_alltoallv_check_one(&x, run.rank, run.size, 1)};
+  x.chunk = 100003; /* parts of several messages, the last one short: as parts past 2^31 bytes go */
+  bad[2] = gs_alltoallv_check_one(&x, run.rank, run.size, 0);
+  int all[3];
+  MPI_Allreduce(bad, all, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (run.rank == 0)
     printf("%d ranks: every rank to every other, %d wrong bytes; rank 0 sending nothing (send == recv), %d wrong "
-           "bytes\n",
-           run.size, all[0], all[1]);
+           "bytes; in messages of %llu bytes, %d wrong bytes\n",
+           run.size, all[0], all[1], (unsigned long long)x.chunk, all[2]);
   gs_exchange_close(&x);
   run.be->close(run.ctx);
   MPI_Finalize();
-  return all[0] || all[1];
+  return all[0] || all[1] || all[2];
 }
