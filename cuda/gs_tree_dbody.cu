@@ -47,11 +47,8 @@ static cudaError_t gs_tr_dbody_room(gs_tree_dstate *s, uint64_t n, int vs, cudaS
                 (void **)&s->gstart};
   const size_t row[] = {4, 8, 4, 4, 4, 4};
   const uint64_t cap = n + n / 16 + 1024;
-  for (size_t k = 0; k < sizeof row / sizeof *row; k++) {
-    if (*p[k]) cudaFree(*p[k]);
-    *p[k] = NULL;
-    if ((e = cudaMalloc(p[k], row[k] * cap)) != cudaSuccess) return e;
-  }
+  for (size_t k = 0; k < sizeof row / sizeof *row; k++)
+    if ((e = gs_tr_dregrow(p[k], row[k], cap, 0, st)) != cudaSuccess) return e;
   s->bcap = cap, s->vs = vs;
   return cudaSuccess;
 }
@@ -162,11 +159,9 @@ static cudaError_t gs_tr_dbody_permute(void *v, const uint32_t *idx, uint32_t n,
 static cudaError_t gs_tr_dbody_radix(gs_tree_dstate *s, cub::DoubleBuffer<uint64_t> &k, cub::DoubleBuffer<uint32_t> &v,
                                      uint32_t n, int bits, cudaStream_t st)
 {
-  size_t bytes = 0;
-  cudaError_t e = cub::DeviceRadixSort::SortPairs(NULL, bytes, k, v, (int)n, 0, bits, st);
-  if (e != cudaSuccess || (e = gs_tr_dgrow(&s->cub, &s->cub_cap, bytes)) != cudaSuccess) return e;
-  bytes = s->cub_cap;
-  return cub::DeviceRadixSort::SortPairs(s->cub, bytes, k, v, (int)n, 0, bits, st);
+  return gs_tr_dcub(s, [&](void *t, size_t &bytes) {
+    return cub::DeviceRadixSort::SortPairs(t, bytes, k, v, (int)n, 0, bits, st);
+  });
 }
 
 /* change[s] = 1 where sorted key s differs from the one before (their inclusive sum numbers the
@@ -190,13 +185,13 @@ gs_tr_dbody_composite(const uint32_t *__restrict__ rank, const uint32_t *__restr
 /* The bits of this rank's largest id (the composite keys' id part). */
 static cudaError_t gs_tr_dbody_idbits(gs_tree_dstate *s, const uint64_t *id, uint32_t n, int *bits, cudaStream_t st)
 {
-  size_t bytes = 0;
   unsigned long long h = 0;
-  cudaError_t e = cub::DeviceReduce::Max(NULL, bytes, id, (uint64_t *)(s->counts + 10), (int)n, st);
-  if (e != cudaSuccess || (e = gs_tr_dgrow(&s->cub, &s->cub_cap, bytes)) != cudaSuccess) return e;
-  bytes = s->cub_cap;
-  if ((e = cub::DeviceReduce::Max(s->cub, bytes, id, (uint64_t *)(s->counts + 10), (int)n, st)) != cudaSuccess ||
-      (e = cudaMemcpyAsync(&h, s->counts + 10, sizeof h, cudaMemcpyDeviceToHost, st)) != cudaSuccess ||
+  uint64_t *most = (uint64_t *)(s->counts + 10);
+  cudaError_t e;
+  if ((e = gs_tr_dcub(s, [&](void *t, size_t &bytes) {
+         return cub::DeviceReduce::Max(t, bytes, id, most, (int)n, st);
+       })) != cudaSuccess ||
+      (e = cudaMemcpyAsync(&h, most, sizeof h, cudaMemcpyDeviceToHost, st)) != cudaSuccess ||
       (e = cudaStreamSynchronize(st)) != cudaSuccess)
     return e;
   for (*bits = 1; *bits < 64 && h >> *bits; ++*bits) {}
@@ -217,12 +212,10 @@ static cudaError_t gs_tr_dbody_by_id(gs_tree_dstate *s, const struct gs_dtree_bo
   if (e != cudaSuccess || idbits + runbits > 64) return e != cudaSuccess ? e : cudaErrorInvalidValue;
   uint32_t *rank = s->flag; /* free until the build */
   gs_tr_dbody_flags<<<gs_tr_grid(n), GS_TR_BLOCK, 0, st>>>(k.Current(), n, rank);
-  size_t bytes = 0;
-  if ((e = cub::DeviceScan::InclusiveSum(NULL, bytes, rank, rank, (int)n, st)) != cudaSuccess ||
-      (e = gs_tr_dgrow(&s->cub, &s->cub_cap, bytes)) != cudaSuccess)
+  if ((e = gs_tr_dcub(s, [&](void *t, size_t &bytes) {
+         return cub::DeviceScan::InclusiveSum(t, bytes, rank, rank, (int)n, st);
+       })) != cudaSuccess)
     return e;
-  bytes = s->cub_cap;
-  if ((e = cub::DeviceScan::InclusiveSum(s->cub, bytes, rank, rank, (int)n, st)) != cudaSuccess) return e;
   gs_tr_dbody_composite<<<gs_tr_grid(n), GS_TR_BLOCK, 0, st>>>(rank, v.Current(), b->id, n, idbits, k.Alternate());
   k.selector ^= 1;
   if ((e = gs_tr_dbody_radix(s, k, v, n, idbits + runbits, st)) != cudaSuccess) return e;
@@ -356,14 +349,13 @@ extern "C" int gs_tree_dbody_spread(struct gs_tree_dstate *s, double *work, uint
 {
   const cudaStream_t st = (cudaStream_t)stream;
   if (n == 0) return (int)cudaSuccess;
-  size_t bytes = 0;
-  cudaError_t e = cub::DeviceReduce::Sum(NULL, bytes, work, (double *)NULL, (int)n, st);
-  if (e != cudaSuccess || (e = gs_tr_dgrow(&s->cub, &s->cub_cap, bytes)) != cudaSuccess ||
-      (e = gs_tr_dbody_small(s, 8)) != cudaSuccess)
+  cudaError_t e = gs_tr_dbody_small(s, 8);
+  double *total = (double *)s->small;
+  if (e != cudaSuccess || (e = gs_tr_dcub(s, [&](void *t, size_t &bytes) {
+                             return cub::DeviceReduce::Sum(t, bytes, work, total, (int)n, st);
+                           })) != cudaSuccess)
     return (int)e;
-  bytes = s->cub_cap;
-  if ((e = cub::DeviceReduce::Sum(s->cub, bytes, work, (double *)s->small, (int)n, st)) != cudaSuccess) return (int)e;
-  gs_tr_dbody_scale<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(work, n, seconds, (const double *)s->small);
+  gs_tr_dbody_scale<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(work, n, seconds, total);
   if ((e = cudaStreamSynchronize(st)) != cudaSuccess) return (int)e;
   return (int)cudaGetLastError();
 }

@@ -114,12 +114,9 @@ static cudaError_t gs_tr_dbuild_tree(gs_tree_dstate *s, const struct gs_dtree_bo
   gs_tr_dbuild_groups<<<gs_tr_grid(n > 1 ? n - 1 : 1), GS_TR_BLOCK, 0, st>>>(s->child, s->range, s->cellid, n,
                                                                              s->flag);
   if (n >= 2) gs_tr_dbuild_encode<<<gs_tr_grid(n - 1), GS_TR_BLOCK, 0, st>>>(n, s->child);
-  size_t bytes = 0;
-  if ((e = cub::DeviceScan::InclusiveSum(NULL, bytes, s->flag, s->gid, (int)n, st)) != cudaSuccess ||
-      (e = gs_tr_dgrow(&s->cub, &s->cub_cap, bytes)) != cudaSuccess)
-    return e;
-  bytes = s->cub_cap;
-  return cub::DeviceScan::InclusiveSum(s->cub, bytes, s->flag, s->gid, (int)n, st);
+  return gs_tr_dcub(s, [&](void *t, size_t &bytes) {
+    return cub::DeviceScan::InclusiveSum(t, bytes, s->flag, s->gid, (int)n, st);
+  });
 }
 
 /* Cell k's record (5 vectors of rec) into cells[k]: the CPU node's fields carry the CUDA record's
@@ -148,12 +145,10 @@ static cudaError_t gs_tr_dbuild_t(gs_tree_dstate *s, const struct gs_tree_args *
                                     cudaSuccess))
     return e;
   if (nc + 1 > s->ccap) {
-    cudaFree(s->at), cudaFree(s->lroot), cudaFree(s->lrec);
-    s->at = NULL, s->lroot = NULL, s->lrec = NULL;
     s->ccap = nc + nc / 4 + 16;
-    if ((e = cudaMalloc((void **)&s->at, 8 * (size_t)s->ccap)) != cudaSuccess ||
-        (e = cudaMalloc((void **)&s->lroot, 4 * (size_t)s->ccap)) != cudaSuccess ||
-        (e = cudaMalloc(&s->lrec, 5 * 32 * (size_t)s->ccap)) != cudaSuccess)
+    if ((e = gs_tr_dregrow((void **)&s->at, 8, (uint64_t)s->ccap, 0, st)) != cudaSuccess ||
+        (e = gs_tr_dregrow((void **)&s->lroot, 4, (uint64_t)s->ccap, 0, st)) != cudaSuccess ||
+        (e = gs_tr_dregrow(&s->lrec, 5 * 32, (uint64_t)s->ccap, 0, st)) != cudaSuccess)
       return e;
   }
   s->n = n, s->nlc = nc, s->built = 0, s->top_ready = 0;

@@ -206,14 +206,8 @@ static cudaError_t gs_tr_dlet_room(gs_tree_dstate *s, uint64_t need, uint64_t ke
   const size_t row[] = {4, 4, 4, 4, 4, 1, 4, 4};
   const uint64_t kept[] = {keep, keep, keep, keep, keep, keep, nf, 0};
   cudaError_t e = cudaSuccess;
-  for (size_t k = 0; k < sizeof row / sizeof *row && e == cudaSuccess; k++) {
-    void *q = NULL;
-    if ((e = cudaMalloc(&q, row[k] * cap)) != cudaSuccess) break;
-    if (*p[k] && kept[k]) e = cudaMemcpyAsync(q, *p[k], row[k] * kept[k], cudaMemcpyDeviceToDevice, st);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(st);
-    if (*p[k]) cudaFree(*p[k]);
-    *p[k] = q;
-  }
+  for (size_t k = 0; k < sizeof row / sizeof *row && e == cudaSuccess; k++)
+    e = gs_tr_dregrow(p[k], row[k], cap, kept[k], st);
   s->ecap = cap;
   return e;
 }
@@ -225,12 +219,11 @@ static cudaError_t gs_tr_dlet_select(gs_tree_dstate *s, uint64_t from, const uin
 {
   const thrust::counting_iterator<uint32_t> it((uint32_t)from);
   unsigned long long *cnt = s->counts + 9;
-  size_t bytes = 0;
-  cudaError_t e = cub::DeviceSelect::Flagged(NULL, bytes, it, flags, s->front, cnt, (int64_t)n, st);
-  if (e != cudaSuccess || (e = gs_tr_dgrow(&s->cub, &s->cub_cap, bytes)) != cudaSuccess) return e;
-  bytes = s->cub_cap;
   unsigned long long h = 0;
-  if ((e = cub::DeviceSelect::Flagged(s->cub, bytes, it, flags, s->front, cnt, (int64_t)n, st)) != cudaSuccess ||
+  cudaError_t e;
+  if ((e = gs_tr_dcub(s, [&](void *t, size_t &bytes) {
+         return cub::DeviceSelect::Flagged(t, bytes, it, flags, s->front, cnt, (int64_t)n, st);
+       })) != cudaSuccess ||
       (e = cudaMemcpyAsync(&h, cnt, sizeof h, cudaMemcpyDeviceToHost, st)) != cudaSuccess ||
       (e = cudaStreamSynchronize(st)) != cudaSuccess)
     return e;
@@ -249,8 +242,7 @@ static void gs_tr_dlet_args(const gs_tree_dstate *s, const struct gs_tree_args *
   memset(p, 0, sizeof *p);
   p->spos = (const V *)s->spos, p->cm = (const V *)s->cm, p->qd = (const V *)s->qd;
   p->lo = (const V *)s->lo, p->hi = (const V *)s->hi, p->range = s->range;
-  p->rel = a->opening == GS_TREE_RELATIVE && !a->first;
-  p->G = (T)a->G, p->cut2 = (T)a->cut2, p->theta2 = (T)(a->theta * a->theta * margin), p->alpha = (T)(a->alpha * margin);
+  gs_tr_open_settings(*p, a, margin);
   const uint64_t x0 = gs_tr_dx0(s);
   const V *rec = (const V *)s->crec;
   *v = {(const V *)s->lo + x0, (const V *)s->hi + x0, rec + 2 * (size_t)s->m, rec + 3 * (size_t)s->m,
@@ -315,11 +307,9 @@ static size_t gs_tr_dlet_layout(const uint32_t *cnt, int levels, int P, int vs, 
 /* Each entry's first body among its receiver's buckets' (exclusive sum of the bucket sizes). */
 static cudaError_t gs_tr_dlet_scan(gs_tree_dstate *s, uint64_t ne, cudaStream_t st)
 {
-  size_t bytes = 0;
-  cudaError_t e = cub::DeviceScan::ExclusiveSum(NULL, bytes, s->bodies, s->bscan, (int64_t)ne, st);
-  if (e != cudaSuccess || (e = gs_tr_dgrow(&s->cub, &s->cub_cap, bytes)) != cudaSuccess) return e;
-  bytes = s->cub_cap;
-  return cub::DeviceScan::ExclusiveSum(s->cub, bytes, s->bodies, s->bscan, (int64_t)ne, st);
+  return gs_tr_dcub(s, [&](void *t, size_t &bytes) {
+    return cub::DeviceScan::ExclusiveSum(t, bytes, s->bodies, s->bscan, (int64_t)ne, st);
+  });
 }
 
 /* Byte offsets of the per-(level, receiver) tables, alike on the host and the device (lr). */

@@ -92,14 +92,9 @@ static cudaError_t gs_tr_dmerge_one(gs_tree_dstate *s, const char *m, const gs_t
   const uint8_t *kind = (const uint8_t *)(m + gs_tr_dkinds_at(h));
   gs_tr_dmerge_counts<<<grid, 256, 0, st>>>(kind, ne, cin);
   const gs_tr_dmerge_count zero = {0, 0, 0};
-  size_t bytes = 0;
-  if ((e = cub::DeviceScan::ExclusiveScan(NULL, bytes, cin, cout, gs_tr_dmerge_add(), zero, (int64_t)ne, st)) !=
-          cudaSuccess ||
-      (e = gs_tr_dgrow(&s->cub, &s->cub_cap, bytes)) != cudaSuccess)
-    return e;
-  bytes = s->cub_cap;
-  if ((e = cub::DeviceScan::ExclusiveScan(s->cub, bytes, cin, cout, gs_tr_dmerge_add(), zero, (int64_t)ne, st)) !=
-      cudaSuccess)
+  if ((e = gs_tr_dcub(s, [&](void *t, size_t &bytes) {
+         return cub::DeviceScan::ExclusiveScan(t, bytes, cin, cout, gs_tr_dmerge_add(), zero, (int64_t)ne, st);
+       })) != cudaSuccess)
     return e;
   if (h.nbody && (e = cudaMemcpyAsync((V *)s->spos + w.bucket0, m + gs_tr_dbodies_at(h, (int)sizeof(V)),
                                       sizeof(V) * h.nbody, cudaMemcpyDeviceToDevice, st)) != cudaSuccess)
@@ -158,9 +153,7 @@ static cudaError_t gs_tr_dmerge_walk_t(struct gs_cuda_ctx *c, gs_tree_dstate *s,
   p.lo = (const V *)s->lo, p.hi = (const V *)s->hi, p.aold = (const V *)b->acc;
   p.child = s->child, p.range = s->range, p.gstart = s->gstart, p.cnt = cnt, p.acc = (V *)a->acc;
   p.ntgt = n, p.n = n, p.leaf = (uint32_t)gs_tr_leaf(a->leaf), p.by_order = 1;
-  p.rel = a->opening == GS_TREE_RELATIVE && !a->first;
-  p.G = (T)a->G, p.e2 = a->law == GS_LAW_PLUMMER ? (T)a->eps2 : T(0), p.cut2 = (T)a->cut2;
-  p.theta2 = (T)(a->theta * a->theta), p.alpha = (T)a->alpha;
+  gs_tr_open_settings(p, a, 1);
   p.counts = s->counts, p.root = s->root, p.work = work;
   if ((e = gs_tree_walk_merged<T>(c, p, a->law, a->potential, st)) != cudaSuccess) return e;
   unsigned long long h[GS_TREE_COUNTS];

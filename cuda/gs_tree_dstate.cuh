@@ -91,6 +91,34 @@ static inline cudaError_t gs_tr_dgrow(void **p, size_t *cap, size_t bytes)
   return cudaMalloc(p, *cap);
 }
 
+/* *p made anew for cap rows of row bytes, its first keep rows kept (nothing kept: the old array is
+ * freed first, so the peak is the new one alone). */
+static inline cudaError_t gs_tr_dregrow(void **p, size_t row, uint64_t cap, uint64_t keep, cudaStream_t st)
+{
+  if (*p && !keep) cudaFree(*p), *p = NULL;
+  void *q = NULL;
+  cudaError_t e = cudaMalloc(&q, row * cap);
+  if (e != cudaSuccess) return e;
+  if (*p) {
+    if ((e = cudaMemcpyAsync(q, *p, row * keep, cudaMemcpyDeviceToDevice, st)) == cudaSuccess)
+      e = cudaStreamSynchronize(st);
+    cudaFree(*p);
+  }
+  *p = q;
+  return e;
+}
+
+/* One CUB device-wide call, call(temp, bytes): asked its temporaries' size, s->cub grown, run. */
+template <typename F>
+static inline cudaError_t gs_tr_dcub(gs_tree_dstate *s, F call)
+{
+  size_t bytes = 0;
+  cudaError_t e = call(NULL, bytes);
+  if (e != cudaSuccess || (e = gs_tr_dgrow(&s->cub, &s->cub_cap, bytes)) != cudaSuccess) return e;
+  bytes = s->cub_cap;
+  return call(s->cub, bytes);
+}
+
 /* Room in the merged tree for nodes and bodies of vs-byte vectors, its first keep_nodes nodes and
  * keep_bodies bodies kept. */
 static inline cudaError_t gs_tr_dmerged_room(gs_tree_dstate *s, uint64_t nodes, uint64_t bodies, uint64_t keep_nodes,
@@ -103,24 +131,13 @@ static inline cudaError_t gs_tr_dmerged_room(gs_tree_dstate *s, uint64_t nodes, 
     const uint64_t cap = nodes + nodes / 16 + 64;
     void **p[6] = {&s->cm, &s->qd, &s->lo, &s->hi, (void **)&s->child, (void **)&s->range};
     const size_t row[6] = {(size_t)vs, (size_t)vs, (size_t)vs, (size_t)vs, 8, 8};
-    for (int k = 0; k < 6 && e == cudaSuccess; k++) {
-      void *q = NULL;
-      if ((e = cudaMalloc(&q, row[k] * cap)) != cudaSuccess) break;
-      if (*p[k] && keep_nodes) e = cudaMemcpyAsync(q, *p[k], row[k] * keep_nodes, cudaMemcpyDeviceToDevice, st);
-      if (e == cudaSuccess) e = cudaStreamSynchronize(st);
-      if (*p[k]) cudaFree(*p[k]);
-      *p[k] = q;
-    }
+    for (int k = 0; k < 6 && e == cudaSuccess; k++) e = gs_tr_dregrow(p[k], row[k], cap, keep_nodes, st);
     s->mcap = cap;
   }
   if (e == cudaSuccess && (bodies > s->scap || vs != s->mvs)) {
     const uint64_t cap = bodies + bodies / 16 + 64;
-    void *q = NULL;
-    if ((e = cudaMalloc(&q, (size_t)vs * cap)) != cudaSuccess) return e;
-    if (s->spos && keep_bodies) e = cudaMemcpyAsync(q, s->spos, (size_t)vs * keep_bodies, cudaMemcpyDeviceToDevice, st);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(st);
-    if (s->spos) cudaFree(s->spos);
-    s->spos = q, s->scap = cap;
+    if ((e = gs_tr_dregrow(&s->spos, (size_t)vs, cap, keep_bodies, st)) != cudaSuccess) return e;
+    s->scap = cap;
   }
   if (e == cudaSuccess) s->mvs = vs;
   return e;

@@ -27,9 +27,7 @@ static cudaError_t gs_tr_dtop_room(gs_tree_dstate *s, int m, int vs)
   const size_t row[] = {sizeof(struct gs_dtree_cell), 8, 8, 4, 4, 4, 4 * (size_t)vs, (size_t)vs, 4, 4, 4, 8, 8, 8, 4,
                         (size_t)vs, 8};
   for (size_t k = 0; k < sizeof row / sizeof *row; k++) {
-    if (*p[k]) cudaFree(*p[k]);
-    *p[k] = NULL;
-    const cudaError_t e = cudaMalloc(p[k], row[k] * cap);
+    const cudaError_t e = gs_tr_dregrow(p[k], row[k], cap, 0, 0);
     if (e != cudaSuccess) return e;
   }
   s->tcap = (int)cap;
@@ -166,14 +164,10 @@ static cudaError_t gs_tr_dtop_t(gs_tree_dstate *s, const struct gs_dtree_cell *t
   const unsigned grid = (unsigned)((m + 255) / 256);
   gs_tr_dtop_keys<<<grid, 256, 0, st>>>(s->table, m, s->tkey_in, s->tiota);
   if (m >= 2) {
-    size_t bytes = 0;
-    if ((e = cub::DeviceRadixSort::SortPairs(NULL, bytes, s->tkey_in, s->tkey, s->tiota, s->tord, m, 0,
-                                             3 * GS_DTREE_BITS, st)) != cudaSuccess ||
-        (e = gs_tr_dgrow(&s->cub, &s->cub_cap, bytes)) != cudaSuccess)
-      return e;
-    bytes = s->cub_cap;
-    if ((e = cub::DeviceRadixSort::SortPairs(s->cub, bytes, s->tkey_in, s->tkey, s->tiota, s->tord, m, 0,
-                                             3 * GS_DTREE_BITS, st)) != cudaSuccess)
+    if ((e = gs_tr_dcub(s, [&](void *t, size_t &bytes) {
+           return cub::DeviceRadixSort::SortPairs(t, bytes, s->tkey_in, s->tkey, s->tiota, s->tord, m, 0,
+                                                  3 * GS_DTREE_BITS, st);
+         })) != cudaSuccess)
       return e;
   } else if ((e = cudaMemcpyAsync(s->tord, s->tiota, 4, cudaMemcpyDeviceToDevice, st)) != cudaSuccess) {
     return e;

@@ -30,6 +30,18 @@ struct gs_tr_walk_args {
   double *work;
 };
 
+/* a's opening test and force law into p: the relative test where it applies (not on a first
+ * evaluation, which has no |a_old|), G, the softening, the cutoff, theta^2 and alpha, these two
+ * times shrink (1 for a walk; the senders of the locally essential trees shrink them against
+ * rounding, gs_tree_dlet.cu). */
+template <typename T>
+static inline void gs_tr_open_settings(gs_tr_walk_args<T> &p, const struct gs_tree_args *a, double shrink)
+{
+  p.rel = a->opening == GS_TREE_RELATIVE && !a->first;
+  p.G = (T)a->G, p.e2 = a->law == GS_LAW_PLUMMER ? (T)a->eps2 : T(0), p.cut2 = (T)a->cut2;
+  p.theta2 = (T)(a->theta * a->theta * shrink), p.alpha = (T)(a->alpha * shrink);
+}
+
 /* The warp's group: its targets' box, the smallest |a_old| (relative test), live targets, and
  * the interaction counts so far. */
 template <typename T>

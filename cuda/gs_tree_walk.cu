@@ -492,9 +492,7 @@ static cudaError_t gs_tr_walk_launch(struct gs_cuda_ctx *c, const struct gs_tree
   p.i_first = a->i_first;
   p.ntgt = ntgt, p.n = (uint32_t)a->n, p.leaf = (uint32_t)gs_tr_leaf(a->leaf);
   p.by_order = a->targets == GS_TREE_BY_ORDER;
-  p.rel = a->opening == GS_TREE_RELATIVE && !a->first;
-  p.G = (T)a->G, p.e2 = LAW == GS_LAW_PLUMMER ? (T)a->eps2 : T(0), p.cut2 = (T)a->cut2;
-  p.theta2 = (T)(a->theta * a->theta), p.alpha = (T)a->alpha;
+  gs_tr_open_settings(p, a, 1); /* a->law is LAW */
   p.counts = (unsigned long long *)a->counts;
   p.root = 0, p.work = NULL;
   return gs_tr_walk_run<T, LAW, POT, false>(c, p, st);
