@@ -23,7 +23,9 @@ for t in $want; do
   bash -n "$f" || gs_fail "$f: bash -n"
   sed -n 2p "$f" | grep -E "^# Installed (template|with the TSUBAME templates) of gpusim $GS_INST_VERSION" >/dev/null ||
     gs_fail "$f: no template note on line 2"
-  grep -n 'command -v gpusim\|/jobs/tsubame/gs_tsubame.sh$' "$f" | grep -v "$j/tsubame/gs_tsubame.sh" &&
+  # One awk, not grep | grep -v: the pipe would hide the first grep failing on the template.
+  awk -v inst="$j/tsubame/gs_tsubame.sh" '(/command -v gpusim/ || /\/jobs\/tsubame\/gs_tsubame\.sh$/) && !index($0, inst) {
+      print FNR ":" $0; n++ } END { exit n > 0 }' "$f" ||
     gs_fail "$f: still looks for gpusim or gs_tsubame.sh in the source tree's way (lines above)"
   case $t in
     tsubame/[!g]*) grep -Fx "  gs_lib=$j/tsubame/gs_tsubame.sh" "$f" >/dev/null || gs_fail "$f: not the installed gs_tsubame.sh" ;;
