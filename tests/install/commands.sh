@@ -7,7 +7,7 @@
 . "${GS_TEST_LIB%/*}/install/gs_install_lib.sh"
 for c in gpusim gpusim-scaling gpusim-plot; do
   [ "$(command -v $c)" = "$GS_INST_BINDIR/$c" ] || gs_fail "$c on PATH is '$(command -v $c)', not $GS_INST_BINDIR/$c"
-  help=$($c --help 2>&1) || { echo "$help"; gs_fail "$c --help: exit status $?"; }
+  help=$($c --help 2>&1) || { rc=$?; echo "$help"; gs_fail "$c --help: exit status $rc"; }
   echo "$help" | head -1 | grep -E "^[Uu]sage: (mpirun -np N )?$c( |$)" >/dev/null || { echo "$help"; gs_fail "$c --help: no usage line naming $c"; }
   man=$GS_INST_MANDIR/man1/$c.1
   [ -f "$man" ] || gs_fail "no man page $man"
