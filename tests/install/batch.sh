@@ -32,9 +32,9 @@ chmod 755 "$GS_INST_TMP" "$user"
 cp "$GS_INST_JOBSDIR/tsubame/reduce.sh" "$user/myreduce.sh"
 cd "$user" || gs_hard "cd $user"
 # The PE's slots, not oversubscription, make room for the ranks; no module command here.
-sub=$(env $(env | sed -n 's/^\(GPUSIM[A-Z_]*\)=.*/-u \1/p') -u CUDA_VISIBLE_DEVICES -u OMPI_MCA_rmaps_base_oversubscribe \
-  OMP_NUM_THREADS=1 GPUSIM_BACKEND=cpu GPUSIM_MODULES= GPUSIM_NPERNODE=2 GPUSIM_ARGS="--n 1e5 --iters 2 --warmup 1" \
-  timeout 60 qsub -V -w e -pe mpi 2 -N t-install myreduce.sh 2>&1) || { echo "$sub"; gs_fail "qsub: exit status $?"; }
+sub=$(gs_inst_env -u OMPI_MCA_rmaps_base_oversubscribe OMP_NUM_THREADS=1 GPUSIM_BACKEND=cpu GPUSIM_MODULES= \
+  GPUSIM_NPERNODE=2 GPUSIM_ARGS="--n 1e5 --iters 2 --warmup 1" \
+  timeout 60 qsub -V -w e -pe mpi 2 -N t-install myreduce.sh 2>&1) || { rc=$?; echo "$sub"; gs_fail "qsub: exit status $rc"; }
 echo "$sub"
 jid=$(echo "$sub" | sed -n 's/^Your job \([0-9]*\) .*/\1/p')
 [ -n "$jid" ] || gs_fail "no job id from qsub"

@@ -21,3 +21,6 @@ unset GPUSIM_JOBS GPUSIM_JOB_TEMPLATES
 gs_inst_gpusim=$GPUSIM
 unset GPUSIM
 GPUSIM=$gs_inst_gpusim
+# gs_inst_env ARGS...: env ARGS without the caller's GPUSIM_* variables and CUDA_VISIBLE_DEVICES,
+# as a user's login has none of them: a template must find the installation by itself.
+gs_inst_env() { env $(env | sed -n 's/^\(GPUSIM[A-Z_]*\)=.*/-u \1/p') -u CUDA_VISIBLE_DEVICES "$@"; }

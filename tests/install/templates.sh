@@ -23,7 +23,9 @@ for t in $want; do
   bash -n "$f" || gs_fail "$f: bash -n"
   sed -n 2p "$f" | grep -E "^# Installed (template|with the TSUBAME templates) of gpusim $GS_INST_VERSION" >/dev/null ||
     gs_fail "$f: no template note on line 2"
-  grep -n 'command -v gpusim\|/jobs/tsubame/gs_tsubame.sh$' "$f" | grep -v "$j/tsubame/gs_tsubame.sh" &&
+  # One awk, not grep | grep -v: the pipe would hide the first grep failing on the template.
+  awk -v inst="$j/tsubame/gs_tsubame.sh" '(/command -v gpusim/ || /\/jobs\/tsubame\/gs_tsubame\.sh$/) && !index($0, inst) {
+      print FNR ":" $0; n++ } END { exit n > 0 }' "$f" ||
     gs_fail "$f: still looks for gpusim or gs_tsubame.sh in the source tree's way (lines above)"
   case $t in
     tsubame/[!g]*) grep -Fx "  gs_lib=$j/tsubame/gs_tsubame.sh" "$f" >/dev/null || gs_fail "$f: not the installed gs_tsubame.sh" ;;
@@ -40,16 +42,16 @@ cp "$j/pbs/reduce.pbs" "$j/slurm/scaling.sbatch" "$user/"
 cp "$j/tsubame/reduce.sh" "$GS_INST_TMP/spool/job" # Grid Engine runs a copy in its spool directory
 hostname >"$GS_INST_TMP/nodefile"
 hostname >>"$GS_INST_TMP/nodefile"
-# run NAME VAR=VALUE... -- SCRIPT: SCRIPT with bash in $user, in an environment without the
-# GPUSIM_* variables (and CUDA_VISIBLE_DEVICES) of the caller's plus VAR=VALUE; output in $NAME.log.
+# run NAME VAR=VALUE... -- SCRIPT: SCRIPT with bash in $user, in gs_inst_env's environment (none
+# of the caller's GPUSIM_* variables, nor CUDA_VISIBLE_DEVICES) plus VAR=VALUE; output in $NAME.log.
 run() {
   local name=$1
   shift
   local -a vars=()
   while [ "$1" != -- ]; do vars+=("$1"); shift; done
   shift
-  (cd "$user" && env $(env | sed -n 's/^\(GPUSIM[A-Z_]*\)=.*/-u \1/p') -u CUDA_VISIBLE_DEVICES OMP_NUM_THREADS=1 \
-    GPUSIM_BACKEND=cpu "${vars[@]}" timeout 300 bash "$@") >"$GS_INST_TMP/$name.log" 2>&1
+  (cd "$user" && gs_inst_env OMP_NUM_THREADS=1 GPUSIM_BACKEND=cpu "${vars[@]}" timeout 300 bash "$@") \
+    >"$GS_INST_TMP/$name.log" 2>&1
 }
 check() { # check NAME WHAT RC RESULTS-DIR: run NAME (the template WHAT) verified, 2 ranks, the installed gpusim
   local log=$GS_INST_TMP/$1.log

@@ -29,7 +29,7 @@ done
 out=$(gs_mpirun 2 --version) || gs_fail "gpusim --version on 2 ranks: exit status $?"
 [ "$out" = "$v" ] || { echo "$out"; gs_fail "--version on 2 ranks differs from a singleton's"; }
 
-out=$(gs_mpirun 2 info --backend cpu --json "$tmp/r.json") || { echo "$out"; gs_fail "gpusim info: exit status $?"; }
+out=$(gs_mpirun 2 info --backend cpu --json "$tmp/r.json") || { rc=$?; echo "$out"; gs_fail "gpusim info: exit status $rc"; }
 echo "$v" | sed 1d | while IFS= read -r l; do
   echo "$out" | grep -qxF "# $l" || { echo "$out"; gs_fail "--version's '$l' is not in the run's header"; }
 done || exit 1
