@@ -103,19 +103,12 @@ static int gs_cpu_fmm_walk_decide(struct gs_fmm_walker *w, uint64_t a, uint64_t 
   return na->nchild && (!nb->nchild || t->radius[a] >= t->radius[b]) ? 2 : 3;
 }
 
-/* *p grown to hold count elements of size bytes (contents kept). */
-static void gs_cpu_fmm_walk_grow(struct gs_fmm_cpu *t, void *p, uint64_t count, size_t size) {
-  void **q = p, *r = realloc(*q, count ? count * size : 1);
-  if (!r) GS_DIE(t->where, "realloc", "out of memory");
-  *q = r;
-}
-
 /* The top's walk sets aside each pair of cells both below the top (a task's part). */
 static void gs_cpu_fmm_walk_defer(struct gs_fmm_cpu *t, uint64_t a, uint64_t b) {
   struct gs_fmm_walk *k = t->walk;
   if (k->npairs == k->pcap) {
     k->pcap = k->pcap ? 2 * k->pcap : 4096;
-    gs_cpu_fmm_walk_grow(t, &k->pairs, k->pcap, sizeof *k->pairs);
+    gs_backend_cpu_fmm_grow(t, &k->pairs, k->pcap, sizeof *k->pairs);
   }
   uint32_t fa = (uint32_t)t->front[a], fb = (uint32_t)t->front[b];
   struct gs_cpu_fmm_walk_pair p = {a, b, k->npairs, fa < fb ? fa : fb, fa < fb ? fb : fa};
@@ -170,11 +163,12 @@ static uint32_t gs_cpu_fmm_walk_rounds(struct gs_fmm_cpu *t, uint32_t nf, uint64
     n += i == 0 || k->pairs[i].fa != k->pairs[i - 1].fa || k->pairs[i].fb != k->pairs[i - 1].fb;
   if (n + 1 > k->tcap) {
     k->tcap = n + 1;
-    gs_cpu_fmm_walk_grow(t, &k->task_at, k->tcap, sizeof *k->task_at), gs_cpu_fmm_walk_grow(t, &k->order, k->tcap, sizeof *k->order);
-    gs_cpu_fmm_walk_grow(t, &k->task_round, k->tcap, sizeof *k->task_round);
-    gs_cpu_fmm_walk_grow(t, &k->round_at, k->tcap + 1, sizeof *k->round_at);
+    gs_backend_cpu_fmm_grow(t, &k->task_at, k->tcap, sizeof *k->task_at);
+    gs_backend_cpu_fmm_grow(t, &k->order, k->tcap, sizeof *k->order);
+    gs_backend_cpu_fmm_grow(t, &k->task_round, k->tcap, sizeof *k->task_round);
+    gs_backend_cpu_fmm_grow(t, &k->round_at, k->tcap + 1, sizeof *k->round_at);
   }
-  if (nf + 1 > k->dcap) k->dcap = nf + 1, gs_cpu_fmm_walk_grow(t, &k->deg, k->dcap, sizeof *k->deg);
+  if (nf + 1 > k->dcap) k->dcap = nf + 1, gs_backend_cpu_fmm_grow(t, &k->deg, k->dcap, sizeof *k->deg);
   uint64_t *deg = k->deg, maxdeg = 0;
   memset(deg, 0, sizeof *deg * ((size_t)nf + 1));
   for (uint64_t i = 0, m = 0; i < k->npairs; i++)
@@ -188,7 +182,7 @@ static uint32_t gs_cpu_fmm_walk_rounds(struct gs_fmm_cpu *t, uint32_t nf, uint64
     maxdeg = deg[f] > maxdeg ? deg[f] : maxdeg;
   /* a greedy colouring needs at most 2 maxdeg - 1 rounds: that many bits per frontier cell */
   uint64_t words = (2 * maxdeg) / 64 + 1, nused = (uint64_t)nf * words + 1;
-  if (nused > k->ucap) k->ucap = nused, gs_cpu_fmm_walk_grow(t, &k->used, k->ucap, sizeof *k->used);
+  if (nused > k->ucap) k->ucap = nused, gs_backend_cpu_fmm_grow(t, &k->used, k->ucap, sizeof *k->used);
   uint64_t *used = k->used;
   memset(used, 0, sizeof *used * nused);
   uint32_t rounds = 0;
