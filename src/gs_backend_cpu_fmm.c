@@ -34,21 +34,19 @@ static void gs_cpu_fmm_close(gs_ctx *c, void *s) {
   free(t);
 }
 
-/* *p grown to count elements of size bytes (its contents dropped). */
-static void gs_cpu_fmm_room(gs_ctx *c, void *p, size_t count, size_t size) {
-  void **q = p;
-  free(*q);
-  *q = malloc(count ? count * size : 1);
-  if (!*q) GS_DIE(&c->where, "malloc", "out of memory");
+void gs_backend_cpu_fmm_grow(struct gs_fmm_cpu *t, void *p, uint64_t count, size_t size) {
+  void **q = p, *r = realloc(*q, count ? count * size : 1);
+  if (!r) GS_DIE(t->where, "realloc", "out of memory");
+  *q = r;
 }
 
 /* The top and the frontier (gs_backend_cpu_fmm.h). Breadth first, a top cell's children come
  * after it: the top's cells are among the first ntop, marked -1. */
-static void gs_cpu_fmm_frontier(gs_ctx *c, struct gs_fmm_cpu *t) {
+static void gs_cpu_fmm_frontier(struct gs_fmm_cpu *t) {
   uint64_t top = t->n / GS_CPU_FMM_TASK_SHARE > GS_CPU_FMM_TASK_MIN ? t->n / GS_CPU_FMM_TASK_SHARE : GS_CPU_FMM_TASK_MIN;
   if (t->nodes > t->fcap || !t->front) {
-    gs_cpu_fmm_room(c, &t->front, t->nodes, sizeof *t->front);
-    gs_cpu_fmm_room(c, &t->roots, t->nodes, sizeof *t->roots);
+    gs_backend_cpu_fmm_grow(t, &t->front, t->nodes, sizeof *t->front);
+    gs_backend_cpu_fmm_grow(t, &t->roots, t->nodes, sizeof *t->roots);
     t->fcap = t->nodes;
   }
   t->nroots = t->ntop = 0;
@@ -66,14 +64,15 @@ static void gs_cpu_fmm_frontier(gs_ctx *c, struct gs_fmm_cpu *t) {
 }
 
 static void gs_cpu_fmm_build(gs_ctx *c, void *s, const struct gs_fmm_args *a, gs_queue *q) {
-  (void)q;
+  (void)c, (void)q;
   struct gs_fmm_cpu *t = s;
   if (t->ex.order != a->order) gs_backend_cpu_fmm_expand_plan(&t->ex, a->order);
   if (a->n > t->cap || !t->x) { /* room for one at least: no null arrays when n = 0 */
     uint64_t n = a->n;
-    gs_cpu_fmm_room(c, &t->node, 2 * n, sizeof *t->node), gs_cpu_fmm_room(c, &t->body, 4 * n, sizeof *t->body);
-    gs_cpu_fmm_room(c, &t->idx, n, sizeof *t->idx), gs_cpu_fmm_room(c, &t->tmp, n, sizeof *t->tmp);
-    gs_cpu_fmm_room(c, &t->x, 4 * n, sizeof *t->x), gs_cpu_fmm_room(c, &t->ax, 4 * n, sizeof *t->ax);
+    gs_backend_cpu_fmm_grow(t, &t->node, 2 * n, sizeof *t->node);
+    gs_backend_cpu_fmm_grow(t, &t->body, 4 * n, sizeof *t->body);
+    gs_backend_cpu_fmm_grow(t, &t->idx, n, sizeof *t->idx), gs_backend_cpu_fmm_grow(t, &t->tmp, n, sizeof *t->tmp);
+    gs_backend_cpu_fmm_grow(t, &t->x, 4 * n, sizeof *t->x), gs_backend_cpu_fmm_grow(t, &t->ax, 4 * n, sizeof *t->ax);
     t->cap = n;
   }
   t->y = t->x + t->cap, t->z = t->y + t->cap, t->m = t->z + t->cap;
@@ -85,13 +84,13 @@ static void gs_cpu_fmm_build(gs_ctx *c, void *s, const struct gs_fmm_args *a, gs
   for (uint64_t j = 0; j < a->n; j++)
     t->x[j] = t->body[4 * j], t->y[j] = t->body[4 * j + 1], t->z[j] = t->body[4 * j + 2], t->m[j] = t->body[4 * j + 3];
   if (t->nodes * (uint64_t)t->ex.nc > t->ccap || t->nodes > t->cells || !t->M) {
-    gs_cpu_fmm_room(c, &t->centre, 3 * t->nodes, sizeof *t->centre);
-    gs_cpu_fmm_room(c, &t->radius, t->nodes, sizeof *t->radius);
-    gs_cpu_fmm_room(c, &t->M, t->nodes * t->ex.nc, sizeof *t->M);
-    gs_cpu_fmm_room(c, &t->T, t->nodes * t->ex.nc, sizeof *t->T);
+    gs_backend_cpu_fmm_grow(t, &t->centre, 3 * t->nodes, sizeof *t->centre);
+    gs_backend_cpu_fmm_grow(t, &t->radius, t->nodes, sizeof *t->radius);
+    gs_backend_cpu_fmm_grow(t, &t->M, t->nodes * t->ex.nc, sizeof *t->M);
+    gs_backend_cpu_fmm_grow(t, &t->T, t->nodes * t->ex.nc, sizeof *t->T);
     t->ccap = t->nodes * t->ex.nc, t->cells = t->nodes;
   }
-  gs_cpu_fmm_frontier(c, t);
+  gs_cpu_fmm_frontier(t);
   if (a->counts) {
     uint64_t leaves = 0;
     for (uint64_t k = 0; k < t->nodes; k++)

@@ -32,6 +32,10 @@ struct gs_fmm_cpu {
   struct gs_fmm_walk *walk;    /* the dual walk's lists (gs_backend_cpu_fmm_walk.c) */
 };
 
+/* *p (NULL or grown here) grown to hold count elements of size bytes, its contents kept: the
+ * one way the build and the walk grow the arrays they keep from evaluation to evaluation. */
+void gs_backend_cpu_fmm_grow(struct gs_fmm_cpu *t, void *p, uint64_t count, size_t size);
+
 /* The dual walk: every cell-cell interaction and leaf-leaf pair of the tree, each applied to both
  * sides (T, and ax, ay, az, phi); counters into a->counts. */
 void gs_backend_cpu_fmm_walk_run(struct gs_fmm_cpu *t, const struct gs_fmm_args *a);

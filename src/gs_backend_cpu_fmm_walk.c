@@ -35,6 +35,8 @@ struct gs_fmm_walk {
   uint32_t *task_round;
   uint64_t *order, *round_at;     /* the tasks by round; round r: order[round_at[r] .. round_at[r + 1]) */
   uint64_t tcap;
+  uint64_t *deg, *used;           /* the colouring's tasks per frontier cell and rounds taken (bits) */
+  uint64_t dcap, ucap;            /* ... kept from step to step: no allocation once they fit */
 };
 
 /* One thread's walk: the tree, the settings and its counters. */
@@ -101,19 +103,12 @@ static int gs_cpu_fmm_walk_decide(struct gs_fmm_walker *w, uint64_t a, uint64_t 
   return na->nchild && (!nb->nchild || t->radius[a] >= t->radius[b]) ? 2 : 3;
 }
 
-/* *p grown to hold count elements of size bytes (contents kept). */
-static void gs_cpu_fmm_walk_grow(struct gs_fmm_cpu *t, void *p, uint64_t count, size_t size) {
-  void **q = p, *r = realloc(*q, count ? count * size : 1);
-  if (!r) GS_DIE(t->where, "realloc", "out of memory");
-  *q = r;
-}
-
 /* The top's walk sets aside each pair of cells both below the top (a task's part). */
 static void gs_cpu_fmm_walk_defer(struct gs_fmm_cpu *t, uint64_t a, uint64_t b) {
   struct gs_fmm_walk *k = t->walk;
   if (k->npairs == k->pcap) {
     k->pcap = k->pcap ? 2 * k->pcap : 4096;
-    gs_cpu_fmm_walk_grow(t, &k->pairs, k->pcap, sizeof *k->pairs);
+    gs_backend_cpu_fmm_grow(t, &k->pairs, k->pcap, sizeof *k->pairs);
   }
   uint32_t fa = (uint32_t)t->front[a], fb = (uint32_t)t->front[b];
   struct gs_cpu_fmm_walk_pair p = {a, b, k->npairs, fa < fb ? fa : fb, fa < fb ? fb : fa};
@@ -168,12 +163,14 @@ static uint32_t gs_cpu_fmm_walk_rounds(struct gs_fmm_cpu *t, uint32_t nf, uint64
     n += i == 0 || k->pairs[i].fa != k->pairs[i - 1].fa || k->pairs[i].fb != k->pairs[i - 1].fb;
   if (n + 1 > k->tcap) {
     k->tcap = n + 1;
-    gs_cpu_fmm_walk_grow(t, &k->task_at, k->tcap, sizeof *k->task_at), gs_cpu_fmm_walk_grow(t, &k->order, k->tcap, sizeof *k->order);
-    gs_cpu_fmm_walk_grow(t, &k->task_round, k->tcap, sizeof *k->task_round);
-    gs_cpu_fmm_walk_grow(t, &k->round_at, k->tcap + 1, sizeof *k->round_at);
+    gs_backend_cpu_fmm_grow(t, &k->task_at, k->tcap, sizeof *k->task_at);
+    gs_backend_cpu_fmm_grow(t, &k->order, k->tcap, sizeof *k->order);
+    gs_backend_cpu_fmm_grow(t, &k->task_round, k->tcap, sizeof *k->task_round);
+    gs_backend_cpu_fmm_grow(t, &k->round_at, k->tcap + 1, sizeof *k->round_at);
   }
-  uint64_t *deg = calloc((size_t)nf + 1, sizeof *deg), maxdeg = 0;
-  if (!deg) GS_DIE(t->where, "calloc", "out of memory");
+  if (nf + 1 > k->dcap) k->dcap = nf + 1, gs_backend_cpu_fmm_grow(t, &k->deg, k->dcap, sizeof *k->deg);
+  uint64_t *deg = k->deg, maxdeg = 0;
+  memset(deg, 0, sizeof *deg * ((size_t)nf + 1));
   for (uint64_t i = 0, m = 0; i < k->npairs; i++)
     if (i == 0 || k->pairs[i].fa != k->pairs[i - 1].fa || k->pairs[i].fb != k->pairs[i - 1].fb) {
       k->task_at[m++] = i;
@@ -184,8 +181,10 @@ static uint32_t gs_cpu_fmm_walk_rounds(struct gs_fmm_cpu *t, uint32_t nf, uint64
   for (uint32_t f = 0; f < nf; f++)
     maxdeg = deg[f] > maxdeg ? deg[f] : maxdeg;
   /* a greedy colouring needs at most 2 maxdeg - 1 rounds: that many bits per frontier cell */
-  uint64_t words = (2 * maxdeg) / 64 + 1, *used = calloc((size_t)nf * words + 1, sizeof *used);
-  if (!used) GS_DIE(t->where, "calloc", "out of memory");
+  uint64_t words = (2 * maxdeg) / 64 + 1, nused = (uint64_t)nf * words + 1;
+  if (nused > k->ucap) k->ucap = nused, gs_backend_cpu_fmm_grow(t, &k->used, k->ucap, sizeof *k->used);
+  uint64_t *used = k->used;
+  memset(used, 0, sizeof *used * nused);
   uint32_t rounds = 0;
   for (uint64_t m = 0; m < n; m++) {
     const struct gs_cpu_fmm_walk_pair *p = &k->pairs[k->task_at[m]];
@@ -212,7 +211,6 @@ static uint32_t gs_cpu_fmm_walk_rounds(struct gs_fmm_cpu *t, uint32_t nf, uint64
   for (uint32_t r = rounds; r > 0; r--)
     k->round_at[r] = k->round_at[r - 1];
   k->round_at[0] = 0;
-  free(deg), free(used);
   *ntask = n;
   return rounds;
 }
@@ -257,6 +255,7 @@ void gs_backend_cpu_fmm_walk_free(struct gs_fmm_cpu *t) {
   struct gs_fmm_walk *k = t->walk;
   if (!k) return;
   free(k->pairs), free(k->task_at), free(k->task_round), free(k->order), free(k->round_at);
+  free(k->deg), free(k->used);
   free(k);
   t->walk = NULL;
 }

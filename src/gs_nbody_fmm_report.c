@@ -31,17 +31,7 @@ void gs_nbody_fmm_report_header(void *s, const struct gs_ckpt_header *ck) {
          "positions all-gathered, --overlap does not apply\n",
          o->fmm_order, o->fmm_theta);
   printf("# fmm method: %s\n", job->be->fmm->method);
-  const struct gs_kernel *rk = gs_nbody_ref_kernel(job->be);
-  printf("# check: fmm forces of up to %d bodies against a double-precision direct sum (%s kernel '%s', not the fmm) "
-         "at the start and at the end; error = |a - a_ref| / |a_ref|; ",
-         GS_NBODY_REF_SAMPLE, job->be->name, rk ? rk->name : "none");
-  if (o->force_tol > 0)
-    printf("FAILED when its 99th percentile exceeds %.1e (--force-tol)\n", tol);
-  else
-    printf("usual tolerance %.1e on its 99th percentile at this order and theta (above it: less accurate than usual, "
-           "a warning); FAILED when the 99th percentile of |a - a_ref| / max(|a_ref|, phi_ref^2 / (G M)) exceeds "
-           "%.1e\n",
-           tol, 10 * tol < 1 ? 10 * tol : 1);
+  gs_nbody_tree_report_check_rule(job, " at this order and theta", tol);
   printf("# rates: interactions counted by the walk, cell-cell (each for both cells: %.0f flops at order %d) and "
          "body-body pairs (each for both bodies: %d flops); timing: %s, median\n",
          gs_nbody_fmm_m2l_flops(o->fmm_order), o->fmm_order, GS_NBODY_FMM_PAIR_FLOPS, job->run->be->timing);

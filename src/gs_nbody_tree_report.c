@@ -134,6 +134,11 @@ static struct gs_tree_err gs_nbody_tree_check(struct gs_nbody_job *job, const st
  * is already of the force's size). */
 static double gs_nbody_tree_hard(double tol) { return 10 * tol < 1 ? 10 * tol : tol > 1 ? tol : 1; }
 
+/* The solver the check's lines name: this check is also the fast multipole solver's ("fmm"). */
+static const char *gs_nbody_tree_who(const struct gs_nbody_job *job) {
+  return job->solver ? job->solver->name : "tree";
+}
+
 /* Rank 0: one line of errors and the verdict, 1 OK, 2 less accurate than usual (a warning, with
  * a second line), 0 FAILED (job->failed set): above tol when --force-tol gave it, else above the
  * hard limit against the force scale, or no finite errors. */
@@ -145,7 +150,7 @@ static int gs_nbody_tree_verdict(struct gs_nbody_job *job, const char *when, con
   if (job->run->rank != 0) return v;
   if (!v) job->failed = 1;
   static const char *const word[] = {"FAILED", "OK", "LESS ACCURATE THAN USUAL"};
-  const char *who = job->solver ? job->solver->name : "tree"; /* the line names the solver checked ("fmm") */
+  const char *who = gs_nbody_tree_who(job);
   printf("# %s check (%s): %d bodies, |a - a_ref| / |a_ref|: rms %.2e, median %.2e, 99th percentile %.2e, max "
          "%.2e (tolerance %.1e on the 99th percentile): %s\n",
          who, when, e->count, e->rms, e->median, e->p99, e->max, tol, word[v]);
@@ -190,19 +195,22 @@ void gs_nbody_tree_report_header(const struct gs_nbody_tree *t, double tol) {
   gs_nbody_tree_report_check_line(job, tol);
 }
 
-void gs_nbody_tree_report_check_line(const struct gs_nbody_job *job, double tol) {
-  const struct gs_nbody_opts *o = job->o;
+void gs_nbody_tree_report_check_rule(const struct gs_nbody_job *job, const char *usual_at, double tol) {
   const struct gs_kernel *rk = gs_nbody_ref_kernel(job->be);
-  const char *ref = rk ? rk->name : "none";
-  printf("# check: tree forces of up to %d bodies against a double-precision direct sum (%s kernel '%s', not the tree) "
+  const char *ref = rk ? rk->name : "none", *who = gs_nbody_tree_who(job);
+  printf("# check: %s forces of up to %d bodies against a double-precision direct sum (%s kernel '%s', not the %s) "
          "at the start and at the end; error = |a - a_ref| / |a_ref|; ",
-         GS_NBODY_REF_SAMPLE, job->be->name, ref);
-  if (o->force_tol > 0)
+         who, GS_NBODY_REF_SAMPLE, job->be->name, ref, who);
+  if (job->o->force_tol > 0)
     printf("FAILED when its 99th percentile exceeds %.1e (--force-tol)\n", tol);
-  else
-    printf("usual tolerance %.1e on its 99th percentile (above it: less accurate than usual, a warning); FAILED when "
-           "the 99th percentile of |a - a_ref| / max(|a_ref|, phi_ref^2 / (G M)) exceeds %.1e\n",
-           tol, gs_nbody_tree_hard(tol));
+  else /* the limits gs_nbody_tree_verdict applies */
+    printf("usual tolerance %.1e on its 99th percentile%s (above it: less accurate than usual, a warning); FAILED "
+           "when the 99th percentile of |a - a_ref| / max(|a_ref|, phi_ref^2 / (G M)) exceeds %.1e\n",
+           tol, usual_at, gs_nbody_tree_hard(tol));
+}
+
+void gs_nbody_tree_report_check_line(const struct gs_nbody_job *job, double tol) {
+  gs_nbody_tree_report_check_rule(job, "", tol);
   printf("# rates: interactions counted by the walk, %d flops per body-body and %d per body-cell (monopole + "
          "quadrupole); timing: %s, median\n",
          GS_NBODY_FLOPS, GS_NBODY_TREE_CELL_FLOPS, job->run->be->timing);

@@ -12,6 +12,12 @@ void gs_nbody_tree_report_header(const struct gs_nbody_tree *t, double tol);
 /* Rank 0: the check's and the rates' lines of the header (the domain-decomposed tree's too). */
 void gs_nbody_tree_report_check_line(const struct gs_nbody_job *job, double tol);
 
+/* Rank 0: the check's line alone, for any solver checked by gs_nbody_tree_report_compare (the
+ * fast multipole solver's header too): what is compared, and the tolerance and failing limit the
+ * verdict applies; usual_at qualifies the usual tolerance ("" for the tree's, " at this order
+ * and theta" for the FMM's). */
+void gs_nbody_tree_report_check_rule(const struct gs_nbody_job *job, const char *usual_at, double tol);
+
 /* Rank 0, resuming from a tree's checkpoint ck: a note when this run's tree settings differ from
  * those of the run that wrote it (its forces differ: the state then agrees with an uninterrupted
  * run only within the tree's force error). */

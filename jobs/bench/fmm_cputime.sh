@@ -23,8 +23,8 @@ cpu() { # cpu SOLVER LOG ITERS: user + system seconds of the whole run
   printf "%8s %6s %12s %14s\n" "log2N" "solver" "cpu_s/eval" "cpu_us/body"
   for log in $(seq 14 2 "$maxlog"); do
     for solver in fmm tree; do
-      a=$(cpu "$solver" "$log" 1)
-      b=$(cpu "$solver" "$log" $((1 + extra)))
+      # cpu's exit leaves only its command substitution: stop here, not on with an empty time
+      a=$(cpu "$solver" "$log" 1) && b=$(cpu "$solver" "$log" $((1 + extra))) || exit 1
       awk -v l="$log" -v s="$solver" -v a="$a" -v b="$b" -v e="$extra" \
         'BEGIN { t = (b - a) / e; printf "%8d %6s %12.4f %14.4f\n", l, s, t, t / 2^l * 1e6 }'
     done

@@ -47,7 +47,9 @@ done
 # Momentum after 100 steps in double: round-off for the fmm (its verdict OK), drift for the tree.
 mom_of() { sed -n 's/^# momentum: |P - P0| \/ (M v_rms) = \([0-9.e+-]*\) at step 100 .*/\1/p'; }
 common="--backend cpu --n 1000 --precision double --iters 1 --steps 100 --energy-every 50 --progress off"
-out=$(gs_mpirun 2 nbody $common --solver fmm) || { echo "$out"; gs_fail "fmm, 100 steps: exit $?"; }
+out=$(gs_mpirun 2 nbody $common --solver fmm)
+rc=$?
+[ $rc = 0 ] || { echo "$out"; gs_fail "fmm, 100 steps: exit $rc"; }
 echo "$out" | grep -q '^# momentum: .* tolerance 1.0e-12: the fmm solver.s forces cancel pairwise to round-off): OK$' ||
   { echo "$out"; gs_fail "fmm: no momentum verdict"; }
 fmm=$(echo "$out" | mom_of)
@@ -73,7 +75,8 @@ echo "ok: header, table row, per-step line and result rows"
 # A tolerance it cannot meet, and forces reversed (the planted fault): FAILED, exit 1.
 for case in "--force-tol 1e-12:" "--fmm-order 3:GPUSIM_TEST_CORRUPT_RESULT=1"; do
   args=${case%%:*} env=${case#*:}
-  out=$(env $env "$MPIEXEC" $GS_MPIFLAGS -n 2 "$GPUSIM" nbody --backend cpu --n 900 --iters 1 --steps 2 --solver fmm --progress off $args)
+  # the case's variable for this run alone: exported in the command substitution's subshell
+  out=$([ -z "$env" ] || export "$env"; gs_mpirun 2 nbody --backend cpu --n 900 --iters 1 --steps 2 --solver fmm --progress off $args)
   rc=$?
   [ $rc = 1 ] || { echo "$out"; gs_fail "'$env $args': exit $rc, want 1"; }
   echo "$out" | grep -q '^# fmm check (start): .*: FAILED$' && echo "$out" | grep -q '^# verification: FAILED' ||
