@@ -272,20 +272,9 @@ static void gs_nbody_dtree_report_memory(struct gs_nbody_dtree *d, double v[3]) 
 void gs_nbody_dtree_report_steps(struct gs_nbody_dtree *d, const struct gs_step_times *times, int steps) {
   struct gs_nbody_job *job = d->job;
   const struct gs_run *run = job->run;
-  double *t = malloc(sizeof *t * 6 * (size_t)steps), bytes, imb;
-  struct gs_stats st[6];
-  if (!t) GS_DIE(&run->where, "malloc", "out of memory");
-  for (int s = 0; s < steps; s++) {
-    const struct gs_step_times *x = &times[s];
-    double parts = 0;
-    t[s] = x->total;
-    for (int k = 0; k < 4; k++)
-      t[(size_t)(k + 1) * steps + s] = x->part[k], parts += x->part[k];
-    t[5 * (size_t)steps + s] = x->total - parts;
-  }
-  for (int c = 0; c < 6; c++)
-    st[c] = gs_stats_slowest(&run->where, gs_stats_of(t + (size_t)c * steps, steps), NULL);
-  free(t);
+  double bytes, imb;
+  struct gs_stats st[6]; /* total, the four parts, the rest */
+  gs_nbody_ladder_step_stats(run, times, steps, 4, 0, st);
   gs_nbody_dtree_spread(d, times, steps, &bytes, &imb);
   double mem[3];
   gs_nbody_dtree_report_memory(d, mem);

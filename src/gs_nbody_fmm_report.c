@@ -175,19 +175,8 @@ void gs_nbody_fmm_report_steps(void *s, const struct gs_step_times *times, int s
   struct gs_nbody_fmm *f = s;
   struct gs_nbody_job *job = f->repl.job;
   const struct gs_run *run = job->run;
-  double *t = malloc(sizeof *t * 7 * (size_t)steps);
-  struct gs_stats st[7];
-  if (!t) GS_DIE(&run->where, "malloc", "out of memory");
-  for (int k = 0; k < steps; k++) {
-    const struct gs_step_times *x = &times[k];
-    double parts = x->part[0] + x->part[1] + x->part[2] + x->part[3];
-    t[k] = x->total, t[5 * steps + k] = x->exchange, t[6 * steps + k] = x->total - parts - x->exchange;
-    for (int p = 0; p < 4; p++)
-      t[(size_t)(p + 1) * steps + k] = x->part[p];
-  }
-  for (int c = 0; c < 7; c++)
-    st[c] = gs_stats_slowest(&run->where, gs_stats_of(t + (size_t)c * steps, steps), NULL);
-  free(t);
+  struct gs_stats st[7]; /* total, build, upward, walk, downward, exchange, rest */
+  gs_nbody_ladder_step_stats(run, times, steps, 4, 1, st);
   if (run->rank != 0) return;
   double rate = (f->m2l + f->p2p) / st[0].median;
   printf("# per step (median of %d, slowest rank): total %.3f ms, build %.3f ms, upward %.3f ms, walk %.3f ms, "

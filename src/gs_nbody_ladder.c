@@ -61,6 +61,25 @@ void gs_nbody_ladder_step_row(struct gs_nbody_job *job, const char *kernel, cons
   gs_report_add(&job->rep, &row);
 }
 
+void gs_nbody_ladder_step_stats(const struct gs_run *run, const struct gs_step_times *times, int steps, int nparts,
+                                int exchange, struct gs_stats *st) {
+  const int cols = nparts + 2 + (exchange != 0);
+  double *t = malloc(sizeof *t * (size_t)cols * (size_t)steps);
+  if (!t) GS_DIE(&run->where, "malloc", "out of memory");
+  for (int s = 0; s < steps; s++) {
+    const struct gs_step_times *x = &times[s];
+    double parts = 0;
+    t[s] = x->total;
+    for (int k = 0; k < nparts; k++)
+      t[(size_t)(k + 1) * steps + s] = x->part[k], parts += x->part[k];
+    if (exchange) t[(size_t)(nparts + 1) * steps + s] = x->exchange, parts += x->exchange;
+    t[(size_t)(cols - 1) * steps + s] = x->total - parts;
+  }
+  for (int c = 0; c < cols; c++)
+    st[c] = gs_stats_slowest(&run->where, gs_stats_of(t + (size_t)c * steps, steps), NULL);
+  free(t);
+}
+
 /* The table's state over the harness: the sample bodies and their reference forces, the timed
  * runs' force arguments, this kernel's error. */
 struct gs_nbody_ladder {

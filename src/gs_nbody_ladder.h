@@ -19,4 +19,9 @@ void gs_nbody_ladder_params(const struct gs_nbody_job *job, char *out, size_t si
 void gs_nbody_ladder_step_row(struct gs_nbody_job *job, const char *kernel, const struct gs_stats *st, int steps,
                               double rate, const char *extra);
 
+/* The slowest rank's per-step statistics (a collective: every rank calls it) of the columns total,
+ * part[0..nparts-1], the exchange where exchange is set, and the rest (total less those). */
+void gs_nbody_ladder_step_stats(const struct gs_run *run, const struct gs_step_times *times, int steps, int nparts,
+                                int exchange, struct gs_stats *st);
+
 #endif

@@ -387,17 +387,8 @@ void gs_nbody_tree_report_final(struct gs_nbody_tree *t, long step, double tol) 
 void gs_nbody_tree_report_steps(struct gs_nbody_tree *tr, const struct gs_step_times *times, int steps) {
   struct gs_nbody_job *job = tr->repl.job;
   const struct gs_run *run = job->run;
-  double *t = malloc(sizeof *t * 5 * (size_t)steps);
-  struct gs_stats st[5];
-  if (!t) GS_DIE(&run->where, "malloc", "out of memory");
-  for (int s = 0; s < steps; s++) {
-    const struct gs_step_times *x = &times[s];
-    t[s] = x->total, t[steps + s] = x->part[GS_NBODY_TREE_BUILD], t[2 * steps + s] = x->part[GS_NBODY_TREE_WALK], t[3 * steps + s] = x->exchange;
-    t[4 * steps + s] = x->total - x->part[GS_NBODY_TREE_BUILD] - x->part[GS_NBODY_TREE_WALK] - x->exchange;
-  }
-  for (int c = 0; c < 5; c++)
-    st[c] = gs_stats_slowest(&run->where, gs_stats_of(t + (size_t)c * steps, steps), NULL);
-  free(t);
+  struct gs_stats st[5]; /* total, build, walk (GS_NBODY_TREE_BUILD, _WALK: parts 0, 1), exchange, rest */
+  gs_nbody_ladder_step_stats(run, times, steps, 2, 1, st);
   if (run->rank != 0) return;
   double rate = tr->inter / st[0].median;
   printf("# per step (median of %d, slowest rank): total %.3f ms, build %.3f ms, walk %.3f ms, exchange %.3f ms, "
