@@ -35,6 +35,9 @@ gs_verified() {
   [ "$rows" = "$3" ] || { echo "$1"; gs_fail "$2: $rows verified kernel rows, want $3"; }
 }
 
+# gs_hash_of [FILE...]: the FNV-1a hash of a run's "# final state:" line (stdin, or the FILEs).
+gs_hash_of() { sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p' "$@"; }
+
 # gs_below WHAT VALUE LIMIT / gs_near WHAT A B TOL: VALUE < LIMIT / |A - B| <= TOL, where every
 # value must be a number: an empty or missing one ("" < 1e-5 is true in awk) or a nan fails.
 # gs_usage_error WANT ARGS...: gpusim ARGS on 2 ranks must refuse them as bad input: exit status 2,

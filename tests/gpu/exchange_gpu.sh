@@ -12,7 +12,6 @@ np=2
 GS_TIMEOUT=300
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-hash_of() { sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p'; }
 nccl=yes
 out=$(gs_mpirun 1 nbody --backend cuda --n 1000 --steps 2 --kernel jsplit --iters 1 --exchange nccl 2>&1)
 rc=$?
@@ -42,7 +41,7 @@ for prec in single double; do
         --overlap $ov --exchange $mode 2>&1)
       rc=$?
       [ $rc = 0 ] || { echo "$out"; gs_fail "$prec, overlap $ov, --exchange $mode: exit $rc"; }
-      h=$(echo "$out" | hash_of)
+      h=$(echo "$out" | gs_hash_of)
       [ -n "$h" ] || { echo "$out"; gs_fail "$prec, $mode: no final state"; }
       [ -n "$want" ] || want=$h
       [ "$h" = "$want" ] || gs_fail "$prec, overlap $ov: --exchange $mode gives $h, host $want"

@@ -11,7 +11,6 @@ ngpu=$(gs_gpu_ranks) || exit $?
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 common="--backend cuda --solver tree --iters 1 --progress off"
-hash_of() { sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p'; }
 migrated() { sed -n 's/^# per step .* \([0-9]*\) bodies migrated over the run;.*/\1/p'; }
 share() { [ "$1" -gt "$ngpu" ] && echo --gpu-share; }
 
@@ -33,7 +32,7 @@ same() {
   first=""
   for np in $nps; do
     run "$np" "$@"
-    h=$(echo "$out" | hash_of)
+    h=$(echo "$out" | gs_hash_of)
     [ -n "$h" ] || { echo "$out"; gs_fail "$* on $np rank(s): no final state"; }
     [ -z "$first" ] && first=$h
     [ "$h" = "$first" ] || { echo "$out"; gs_fail "$*: $np ranks end in $h, the first run in $first"; }
@@ -85,12 +84,12 @@ echo "ok: forces reversed: FAILED (exit 1)"
 # Checkpoint on 4 ranks at step 4, restart on 2 and 1: the uninterrupted run's state.
 ck="--n 20000 --tree-cell 512 --opening relative --alpha 0.002 --energy-every 2"
 run 4 $ck --steps 8
-whole=$(echo "$out" | hash_of)
+whole=$(echo "$out" | gs_hash_of)
 run 4 $ck --steps 4 --checkpoint-every 4 --output "$tmp/ck"
 for np in 2 1; do
   cp -r "$tmp/ck" "$tmp/ck$np"
   run $np --steps 8 --restart "$tmp/ck$np" --output "$tmp/ck$np"
-  [ "$(echo "$out" | hash_of)" = "$whole" ] || gs_fail "restart on $np rank(s): $(echo "$out" | hash_of), want $whole"
+  [ "$(echo "$out" | gs_hash_of)" = "$whole" ] || gs_fail "restart on $np rank(s): $(echo "$out" | gs_hash_of), want $whole"
 done
 echo "ok: checkpoint on 4 ranks, restart on 2 and 1 rank(s): the state $whole of 8 steps"
 echo "PASS"

@@ -10,7 +10,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 common="--backend cuda --iters 1 --progress off --solver tree"
 energy_at() { awk -v s="$1" '$1 == s && NF == 8 { print $5 }'; }
-hash_of() { sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p'; }
 # ran NAME ARGS...: gs_mpirun ARGS with its output in $tmp/NAME; a nonzero exit fails the test
 # (gpusim piped straight into awk would lose it).
 ran() {
@@ -59,21 +58,21 @@ many=2
 share=""
 [ "$(gs_gpus)" -lt 2 ] && share=--gpu-share
 ran one 1 nbody $common --n 20000 --steps 10 --precision double
-h1=$(hash_of <"$tmp/one")
+h1=$(gs_hash_of <"$tmp/one")
 out=$(gs_mpirun $many nbody $common $share --n 20000 --steps 10 --precision double) || { echo "$out"; gs_fail "2 ranks: exit status"; }
 gs_verified "$out" "2 ranks"
-h2=$(echo "$out" | hash_of)
+h2=$(echo "$out" | gs_hash_of)
 [ -n "$h1" ] && [ "$h1" = "$h2" ] || gs_fail "2 ranks end in '$h2', 1 rank in '$h1'"
 echo "ok: 2 ranks $share: bitwise the state of 1, $h1"
 
 # Bitwise restart on the GPU.
 for prec in single double; do
   ran whole 1 nbody $common --n 20000 --precision $prec --steps 20
-  whole=$(hash_of <"$tmp/whole")
+  whole=$(gs_hash_of <"$tmp/whole")
   gs_mpirun 1 nbody $common --n 20000 --precision $prec --steps 10 --checkpoint-every 10 --output "$tmp/$prec" >/dev/null ||
     gs_fail "$prec: 10 steps"
   ran resumed 1 nbody --backend cuda --iters 1 --progress off --steps 20 --restart "$tmp/$prec"
-  resumed=$(hash_of <"$tmp/resumed")
+  resumed=$(gs_hash_of <"$tmp/resumed")
   [ -n "$whole" ] && [ "$whole" = "$resumed" ] || gs_fail "$prec: 20 steps give '$whole', 10 + restart + 10 give '$resumed'"
   echo "ok: $prec: GPU tree restart bitwise, state $whole"
 done

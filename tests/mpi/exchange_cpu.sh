@@ -9,7 +9,6 @@ GS_TIMEOUT=120
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 common="nbody --backend cpu --n 700 --steps 4 --iters 1 --kernel omp --progress off"
-hash_of() { sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p'; }
 run() { # run NP MODE OVERLAP [ENV...]: the state hash; the header's exchange line in $tmp/line
   np=$1 mode=$2 ov=$3
   shift 3
@@ -17,7 +16,7 @@ run() { # run NP MODE OVERLAP [ENV...]: the state hash; the header's exchange li
   rc=$?
   [ $rc = 0 ] || { echo "$out"; gs_fail "$np rank(s), --exchange $mode --overlap $ov: exit $rc"; }
   echo "$out" | grep '^# exchange: ' >"$tmp/line"
-  h=$(echo "$out" | hash_of)
+  h=$(echo "$out" | gs_hash_of)
   [ -n "$h" ] || { echo "$out"; gs_fail "$np rank(s), --exchange $mode: no final state"; }
   echo "$h"
 }

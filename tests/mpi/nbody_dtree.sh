@@ -12,7 +12,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 common="--backend cpu --solver tree --tree-layout domains --iters 1 --progress off"
 prec="--precision double"
-hash_of() { sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p'; }
 migrated() { sed -n 's/^# per step .* \([0-9]*\) bodies migrated over the run;.*/\1/p'; }
 
 # run NP ARGS...: a verified run, checked at the start and the end; its output in $out.
@@ -36,7 +35,7 @@ same() {
   first=""
   for np in $nps; do
     run "$np" "$@"
-    h=$(echo "$out" | hash_of)
+    h=$(echo "$out" | gs_hash_of)
     [ -n "$h" ] || { echo "$out"; gs_fail "$* on $np rank(s): no final state"; }
     checks=$(echo "$out" | grep -E '^# (tree check \(|diagnostics: )')
     [ -z "$first" ] && first=$h && first_checks=$checks
@@ -75,7 +74,7 @@ same "1" --n 1024 --steps 3 --tree-cell 32
 base=$first
 for args in "--tree-cell 16" "" "--tree-cell 64 --exchange host"; do
   run 3 --n 1024 --steps 3 $args
-  [ "$(echo "$out" | hash_of)" = "$base" ] || gs_fail "'$args' on 3 ranks: $(echo "$out" | hash_of), want $base"
+  [ "$(echo "$out" | gs_hash_of)" = "$base" ] || gs_fail "'$args' on 3 ranks: $(echo "$out" | gs_hash_of), want $base"
 done
 echo "ok: --tree-cell 16, 32, 64 or the default, --exchange host: the same state $base"
 
@@ -103,12 +102,12 @@ echo "ok: forces reversed: FAILED (exit 1)"
 # replicated layout: verified (its tree differs: the same state only within its force error).
 ck="--n 1024 --tree-cell 32 --opening relative --energy-every 2"
 run 3 $ck --steps 8
-whole=$(echo "$out" | hash_of)
+whole=$(echo "$out" | gs_hash_of)
 run 3 $ck --steps 4 --checkpoint-every 4 --output "$tmp/ck"
 for np in 2 1; do
   cp -r "$tmp/ck" "$tmp/ck$np"
   run $np --steps 8 --restart "$tmp/ck$np" --output "$tmp/ck$np"
-  [ "$(echo "$out" | hash_of)" = "$whole" ] || gs_fail "restart on $np rank(s): $(echo "$out" | hash_of), want $whole"
+  [ "$(echo "$out" | gs_hash_of)" = "$whole" ] || gs_fail "restart on $np rank(s): $(echo "$out" | gs_hash_of), want $whole"
   echo "$out" | grep "^# restart: from .* (written by 3 rank(s); this solver's forces do not depend on the rank count" \
     >/dev/null || { echo "$out"; gs_fail "restart on $np rank(s): no note that the rank count changes no bit"; }
   echo "$out" | grep 'only within round-off' >/dev/null && { echo "$out"; gs_fail "restart on $np rank(s): a round-off note"; }

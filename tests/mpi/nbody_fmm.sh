@@ -8,7 +8,6 @@
 . "$GS_TEST_LIB"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-hash_of() { sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p'; }
 p99_of() { sed -n 's/^# fmm check (start): .* 99th percentile \([0-9.e+-]*\), .*/\1/p'; }
 
 # Accuracy across orders (theta 0.5, eps 0.05: docs/fmm.md's table): verified, each order more
@@ -36,7 +35,7 @@ for variant in "--precision single" "--precision double --fmm-order 4 --fmm-thet
     [ $rc = 0 ] || { echo "$out"; gs_fail "$variant on $np rank(s): exit $rc"; }
     gs_verified "$out" "$variant on $np rank(s)"
     echo "$out" | grep -q "^# fmm check (end, step 6): 1000 bodies, .*: OK$" || { echo "$out"; gs_fail "$variant, $np: no end check"; }
-    h=$(echo "$out" | hash_of)
+    h=$(echo "$out" | gs_hash_of)
     [ -n "$h" ] || { echo "$out"; gs_fail "$variant on $np rank(s): no final state"; }
     [ -z "$first" ] && first=$h
     [ "$h" = "$first" ] || gs_fail "$variant: $np ranks end in $h, 1 rank in $first"

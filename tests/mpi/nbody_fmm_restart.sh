@@ -10,13 +10,12 @@
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 common="--backend cpu --n 800 --iters 1 --energy-every 3 --progress off"
-hash_of() { sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p'; }
 
 k=0
 for variant in "--precision single" "--precision double --fmm-order 4 --fmm-theta 0.5"; do
   k=$((k + 1))
   out=$(gs_mpirun 2 nbody $common --solver fmm $variant --steps 12) || { echo "$out"; gs_fail "$variant: 12 steps"; }
-  whole=$(echo "$out" | hash_of)
+  whole=$(echo "$out" | gs_hash_of)
   momentum=$(echo "$out" | grep '^# momentum: |P - P0| ')
   out=$(gs_mpirun 2 nbody $common --solver fmm $variant --steps 6 --checkpoint-every 6 --output "$tmp/c$k") ||
     { echo "$out"; gs_fail "$variant: 6 steps"; }
@@ -29,7 +28,7 @@ for variant in "--precision single" "--precision double --fmm-order 4 --fmm-thet
     echo "$out" | grep -q 'only within' && { echo "$out"; gs_fail "$variant, $np ranks: a note about other settings"; }
     [ $np = 3 ] && { echo "$out" | grep -q "^# restart: from .* (written by 2 rank(s); this solver's forces do not depend on the rank count" ||
       { echo "$out"; gs_fail "$variant: no note that the rank count changes no bit"; }; }
-    resumed=$(echo "$out" | hash_of)
+    resumed=$(echo "$out" | gs_hash_of)
     [ -n "$whole" ] && [ "$whole" = "$resumed" ] || gs_fail "$variant: 12 steps give $whole, 6 + restart on $np + 6 give $resumed"
     # the same line on the same rank count (on another, the diagnostics' sums over the ranks differ
     # in the last bits, at 1e-17 in double)

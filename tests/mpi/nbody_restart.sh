@@ -8,17 +8,16 @@
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 common="--backend cpu --n 600 --iters 1 --kernel omp --energy-every 5 --progress lines"
-hash_of() { sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p'; }
 
 for prec in single double; do
   out=$(gs_mpirun 2 nbody $common --precision $prec --steps 20) || gs_fail "$prec: 20 steps"
-  whole=$(echo "$out" | hash_of)
+  whole=$(echo "$out" | gs_hash_of)
   out=$(gs_mpirun 2 nbody $common --precision $prec --steps 10 --checkpoint-every 10 --output "$tmp/$prec") || gs_fail "$prec: 10 steps"
   echo "$out" | grep -q '^# checkpoint: step 10 written' || { echo "$out"; gs_fail "$prec: no checkpoint at step 10"; }
   out=$(gs_mpirun 2 nbody $common --steps 20 --restart "$tmp/$prec") || { echo "$out"; gs_fail "$prec: restart"; }
   echo "$out" | grep -q '^# restart: from' || gs_fail "$prec: no restart line"
   echo "$out" | grep -q "$prec precision" || gs_fail "$prec: precision not taken from the checkpoint"
-  resumed=$(echo "$out" | hash_of)
+  resumed=$(echo "$out" | gs_hash_of)
   [ -n "$whole" ] && [ "$whole" = "$resumed" ] || gs_fail "$prec: 20 steps give $whole, 10 + restart + 10 give $resumed"
   echo "ok: $prec: 10 + restart + 10 steps = 20 steps, state $whole"
 done

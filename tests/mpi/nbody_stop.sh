@@ -13,7 +13,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export OMP_NUM_THREADS=1 # one thread a rank: the step lengths below do not depend on the core count
 common="--backend cpu --iters 1 --kernel omp --progress lines"
-hash_of() { sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p' "$1"; }
 stopped_at() { sed -n 's/^# stopped after step \([0-9]*\) of .*/\1/p' "$1"; }
 
 # launch NAME NP ARGS...: gpusim in the background, output in $tmp/NAME.log; the launcher's pid
@@ -71,7 +70,7 @@ same_state() {
   s=$(stopped_at "$tmp/$name.log")
   out=$(gs_mpirun "$np" nbody $common --steps "$s" --output "$tmp/$name.ref" "$@") || gs_fail "$name: reference run of $s steps"
   ref=$(echo "$out" | sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p')
-  got=$(hash_of "$tmp/$name.log")
+  got=$(gs_hash_of "$tmp/$name.log")
   [ -n "$ref" ] && [ "$ref" = "$got" ] || { tail -5 "$tmp/$name.log"; gs_fail "$name: state after the stop at step $s is $got, a run of $s steps gives $ref"; }
   grep -q '^# stop: .* which was abandoned' "$tmp/$name.log" && echo "note: $name: step $((s + 1)) was abandoned and undone"
   return 0

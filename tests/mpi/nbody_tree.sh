@@ -8,7 +8,6 @@
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 common="--backend cpu --n 900 --iters 1 --steps 8 --solver tree --progress off"
-hash_of() { sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p'; }
 
 for variant in "--precision single" "--precision double --opening relative --theta 0.7" "--ic disk --leaf 3" \
   "--tree-layout replicated" "--tree-layout replicated --precision double --opening relative --theta 0.7"; do
@@ -21,7 +20,7 @@ for variant in "--precision single" "--precision double --opening relative --the
     for when in start "end, step 8"; do
       echo "$out" | grep -q "^# tree check ($when): 900 bodies, .*: OK$" || { echo "$out"; gs_fail "$variant, $np: no check at $when"; }
     done
-    h=$(echo "$out" | hash_of)
+    h=$(echo "$out" | gs_hash_of)
     [ -n "$h" ] || { echo "$out"; gs_fail "$variant on $np rank(s): no final state"; }
     [ -z "$first" ] && first=$h
     [ "$h" = "$first" ] || gs_fail "$variant: $np ranks end in $h, 1 rank in $first"

@@ -11,13 +11,12 @@ command -v pgrep >/dev/null || gs_skip "no pgrep to find the ranks"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 common="--backend cpu --n 700 --iters 1 --energy-every 5 --progress off"
-hash_of() { sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p'; }
 
 k=0
 for variant in "--precision single" "--precision double --opening relative" "--ic disk --opening relative --alpha 0.01"; do
   k=$((k + 1))
   out=$(gs_mpirun 2 nbody $common --solver tree $variant --steps 20) || { echo "$out"; gs_fail "$variant: 20 steps"; }
-  whole=$(echo "$out" | hash_of)
+  whole=$(echo "$out" | gs_hash_of)
   momentum=$(echo "$out" | grep '^# momentum: |P - P0| ')
   out=$(gs_mpirun 2 nbody $common --solver tree $variant --steps 10 --checkpoint-every 10 --output "$tmp/c$k") ||
     { echo "$out"; gs_fail "$variant: 10 steps"; }
@@ -26,7 +25,7 @@ for variant in "--precision single" "--precision double --opening relative" "--i
   [ $rc = 0 ] || { echo "$out"; gs_fail "$variant: restart: exit $rc"; }
   echo "$out" | grep -q '^# solver: tree' || { echo "$out"; gs_fail "$variant: the restart did not take the tree"; }
   echo "$out" | grep -q 'only within the tree' && { echo "$out"; gs_fail "$variant: a note about other settings"; }
-  resumed=$(echo "$out" | hash_of)
+  resumed=$(echo "$out" | gs_hash_of)
   [ -n "$whole" ] && [ "$whole" = "$resumed" ] || gs_fail "$variant: 20 steps give $whole, 10 + restart + 10 give $resumed"
   # the checkpoint keeps P0: the momentum drift after the restart is the uninterrupted run's
   [ -n "$momentum" ] && [ "$(echo "$out" | grep '^# momentum: ')" = "$momentum" ] ||
@@ -38,7 +37,7 @@ done
 # (the replicated layout here; the domains': nbody_dtree.sh).
 rep="$common --solver tree --tree-layout replicated"
 out=$(gs_mpirun 2 nbody $rep --steps 20) || { echo "$out"; gs_fail "replicated: 20 steps"; }
-whole=$(echo "$out" | hash_of)
+whole=$(echo "$out" | gs_hash_of)
 out=$(gs_mpirun 2 nbody $rep --steps 10 --checkpoint-every 10 --output "$tmp/rep") ||
   { echo "$out"; gs_fail "replicated: 10 steps"; }
 out=$(gs_mpirun 3 nbody $rep --steps 20 --restart "$tmp/rep")
@@ -48,8 +47,8 @@ gs_verified "$out" "replicated: restart on 3 ranks"
 echo "$out" | grep "^# restart: from .* (written by 2 rank(s); this solver's forces do not depend on the rank count" \
   >/dev/null || { echo "$out"; gs_fail "replicated: no note that the rank count changes no bit"; }
 echo "$out" | grep 'only within round-off' >/dev/null && { echo "$out"; gs_fail "replicated: a round-off note on 3 ranks"; }
-[ -n "$whole" ] && [ "$(echo "$out" | hash_of)" = "$whole" ] ||
-  gs_fail "replicated: restart on 3 ranks ends in $(echo "$out" | hash_of), 20 steps on 2 in $whole"
+[ -n "$whole" ] && [ "$(echo "$out" | gs_hash_of)" = "$whole" ] ||
+  gs_fail "replicated: restart on 3 ranks ends in $(echo "$out" | gs_hash_of), 20 steps on 2 in $whole"
 echo "ok: replicated: checkpoint of 2 ranks, restart on 3: the same state $whole, and the header says so"
 
 # Other settings than the checkpoint's: allowed, with a note (and verified as any run).
@@ -79,10 +78,10 @@ rc=$?
 [ $rc = 0 ] || { cat "$tmp/sig.out"; gs_fail "signalled run: exit $rc, want 0"; }
 step=$(sed -n 's/^# stopped after step \([0-9]*\) .*/\1/p' "$tmp/sig.out")
 [ -n "$step" ] || { cat "$tmp/sig.out"; gs_fail "no stop message"; }
-stopped=$(hash_of <"$tmp/sig.out")
+stopped=$(gs_hash_of <"$tmp/sig.out")
 out=$(gs_mpirun 2 nbody --backend cpu --n 3000 --iters 1 --progress off --solver tree --steps "$step") ||
   gs_fail "uninterrupted $step steps"
-[ "$(echo "$out" | hash_of)" = "$stopped" ] || gs_fail "stopped at step $step in $stopped, $step steps give $(echo "$out" | hash_of)"
+[ "$(echo "$out" | gs_hash_of)" = "$stopped" ] || gs_fail "stopped at step $step in $stopped, $step steps give $(echo "$out" | gs_hash_of)"
 out=$(gs_mpirun 2 nbody --backend cpu --iters 1 --progress off --steps $((step + 2)) --restart "$tmp/sig") ||
   gs_fail "resume after the signal"
 echo "$out" | grep -q "^# final state: step $((step + 2))," || gs_fail "resumed run did not reach step $((step + 2))"
