@@ -175,25 +175,52 @@ double gs_nbody_options_fmm_tol(const struct gs_nbody_opts *b) {
   return 1;
 }
 
-/* --solver fmm's options: in range, and none of them without it (a restart that names no
- * --solver waits for the checkpoint's, as the tree's do). */
+/* The solvers' own options and their owners (bits of enum gs_nbody_solver_id): --force-tol is the
+ * tree's and the fmm's. Given with a solver that does not own it, an option is refused, naming its
+ * first owner. */
+#define GS_OWN_TREE (1u << GS_NBODY_TREE)
+#define GS_OWN_FMM (1u << GS_NBODY_FMM)
+static const struct {
+  const char *name;
+  unsigned owners;
+} gs_nbody_options_own[] = {
+    {"theta", GS_OWN_TREE},         {"opening", GS_OWN_TREE},   {"alpha", GS_OWN_TREE},
+    {"leaf", GS_OWN_TREE},          {"force-tol", GS_OWN_TREE | GS_OWN_FMM},
+    {"tree-layout", GS_OWN_TREE},   {"tree-cell", GS_OWN_TREE}, {"fmm-order", GS_OWN_FMM},
+    {"fmm-theta", GS_OWN_FMM},
+};
+
+/* No option of another solver than b's. A restart that names no --solver takes the checkpoint's,
+ * known only once it is read: until then (adopted 0) this waits for gs_nbody_options_adopted
+ * (ckpt_solver: the checkpoint's, enum gs_nbody_solver_id). */
+static int gs_nbody_options_foreign(const struct gs_options *o, const struct gs_nbody_opts *b, int adopted,
+                                    int ckpt_solver, struct gs_msg *msg) {
+  const int solver_given = gs_options_given(o, "solver");
+  if (b->restart[0] && !adopted && !solver_given) return GS_OK;
+  for (size_t k = 0; k < sizeof gs_nbody_options_own / sizeof *gs_nbody_options_own; k++) {
+    const char *name = gs_nbody_options_own[k].name;
+    const unsigned owners = gs_nbody_options_own[k].owners;
+    if (!gs_options_given(o, name) || owners & 1u << b->solver) continue;
+    const int tree = (owners & GS_OWN_TREE) != 0;
+    const char *who = tree ? "the tree" : "the fast multipole solver", *solver = tree ? "tree" : "fmm";
+    if (!adopted || solver_given) return gs_error_msg(msg, "--%s is an option of %s: it needs --solver %s", name, who, solver);
+    if (tree)
+      return gs_error_msg(msg,
+                          "--%s is an option of the tree, and the checkpoint was written by --solver %s (give --solver "
+                          "tree to change solvers)",
+                          name, ckpt_solver == GS_NBODY_FMM ? "fmm" : "direct");
+    return gs_error_msg(msg,
+                        "--%s is an option of the fast multipole solver, and the checkpoint was written by another "
+                        "solver (give --solver fmm to change solvers)",
+                        name);
+  }
+  return GS_OK;
+}
+
+/* --solver fmm's options in range (gs_nbody_options_foreign refused them without it). */
 static int gs_nbody_options_fmm(const struct gs_options *o, const struct gs_nbody_opts *b, int adopted,
                                 struct gs_msg *msg) {
-  static const char *const own[] = {"fmm-order", "fmm-theta"};
-  int later = b->restart[0] && !adopted, solver_given = gs_options_given(o, "solver");
-  if (b->solver != GS_NBODY_FMM && !(later && !solver_given)) {
-    for (int k = 0; k < 2; k++)
-      if (gs_options_given(o, own[k]))
-        return adopted && !solver_given
-                   ? gs_error_msg(msg,
-                                  "--%s is an option of the fast multipole solver, and the checkpoint was written "
-                                  "by another solver (give --solver fmm to change solvers)",
-                                  own[k])
-                   : gs_error_msg(msg, "--%s is an option of the fast multipole solver: it needs --solver fmm",
-                                  own[k]);
-    return GS_OK;
-  }
-  if (b->solver != GS_NBODY_FMM) return GS_OK; /* a restart's solver, not known yet */
+  if (b->solver != GS_NBODY_FMM) return GS_OK; /* or a restart's solver, not known yet */
   if (!adopted && gs_options_given(o, "kernel"))
     return gs_error_msg(msg, "--kernel names direct-sum kernels: --solver fmm has none (give one of the two)");
   if (!(b->fmm_theta > 0 && b->fmm_theta < 1))
@@ -202,26 +229,14 @@ static int gs_nbody_options_fmm(const struct gs_options *o, const struct gs_nbod
   return GS_OK;
 }
 
-/* --solver tree's options: in range, and none of them without the tree. A restart that names
- * no --solver (or no --opening) takes the checkpoint's, known only once it is read: until then
- * the checks that need it wait for gs_nbody_options_adopted (adopted 1; ckpt_solver: the
- * checkpoint's, enum gs_nbody_solver_id). */
+/* --solver tree's options in range (gs_nbody_options_foreign refused them without it). A restart
+ * that names no --solver (or no --opening) takes the checkpoint's: its ranges are checked at once,
+ * what needs the checkpoint's settings waits for gs_nbody_options_adopted (adopted 1). */
 static int gs_nbody_options_tree(const struct gs_options *o, const struct gs_nbody_opts *b, int adopted, int ckpt_solver,
                                  struct gs_msg *msg) {
-  static const char *const own[] = {"theta", "opening", "alpha", "leaf", "force-tol", "tree-layout", "tree-cell"};
   int later = b->restart[0] && !adopted, solver_given = gs_options_given(o, "solver");
   int opening_given = gs_options_given(o, "opening");
-  if (b->solver != GS_NBODY_TREE && !(later && !solver_given)) {
-    for (int k = 0; k < 7; k++)
-      if (gs_options_given(o, own[k]) && !(b->solver == GS_NBODY_FMM && k == 4)) /* the FMM's check takes --force-tol */
-        return adopted && !solver_given
-                   ? gs_error_msg(msg,
-                                  "--%s is an option of the tree, and the checkpoint was written by --solver "
-                                  "%s (give --solver tree to change solvers)",
-                                  own[k], ckpt_solver == GS_NBODY_FMM ? "fmm" : "direct")
-                   : gs_error_msg(msg, "--%s is an option of the tree: it needs --solver tree", own[k]);
-    return GS_OK;
-  }
+  if (b->solver != GS_NBODY_TREE && !(later && !solver_given)) return GS_OK;
   if (!adopted && b->solver == GS_NBODY_TREE && gs_options_given(o, "kernel"))
     return gs_error_msg(msg, "--kernel names direct-sum kernels: --solver tree has none (give one of the two)");
   if (!(b->theta > 0 && b->theta <= 1.5)) return gs_error_msg(msg, "--theta: must be > 0 and <= 1.5");
@@ -233,10 +248,17 @@ static int gs_nbody_options_tree(const struct gs_options *o, const struct gs_nbo
   return GS_OK;
 }
 
+/* The solvers' options: none foreign, the tree's and the fmm's in range. */
+static int gs_nbody_options_solvers(const struct gs_options *o, const struct gs_nbody_opts *b, int adopted,
+                                    int ckpt_solver, struct gs_msg *msg) {
+  int status = gs_nbody_options_foreign(o, b, adopted, ckpt_solver, msg);
+  if (status == GS_OK) status = gs_nbody_options_tree(o, b, adopted, ckpt_solver, msg);
+  return status == GS_OK ? gs_nbody_options_fmm(o, b, adopted, msg) : status;
+}
+
 int gs_nbody_options_adopted(const struct gs_options *o, const struct gs_nbody_opts *b, int ckpt_solver,
                              struct gs_msg *msg) {
-  int status = gs_nbody_options_tree(o, b, 1, ckpt_solver, msg);
-  return status == GS_OK ? gs_nbody_options_fmm(o, b, 1, msg) : status;
+  return gs_nbody_options_solvers(o, b, 1, ckpt_solver, msg);
 }
 
 int gs_nbody_options_validate(const struct gs_options *o, void *opts, struct gs_msg *msg) {
@@ -250,6 +272,5 @@ int gs_nbody_options_validate(const struct gs_options *o, void *opts, struct gs_
     return gs_error_msg(msg, "--n and --ic FILE contradict: the file's lines are the bodies; give one");
   if (b->walltime[0] && (b->walltime_s = gs_options_parse_hms(b->walltime)) <= 0)
     return gs_error_msg(msg, "--walltime: '%s' is not HH:MM:SS (or MM:SS, or seconds) above zero", b->walltime);
-  int status = gs_nbody_options_tree(o, b, 0, -1, msg);
-  return status == GS_OK ? gs_nbody_options_fmm(o, b, 0, msg) : status;
+  return gs_nbody_options_solvers(o, b, 0, -1, msg);
 }
