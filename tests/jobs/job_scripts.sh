@@ -462,11 +462,13 @@ if echo "$help" | grep -- --restart >/dev/null; then
   sid=$(cat "$tmp/term.sid")
   for p in $(ps -eo pid=,sid= | awk -v s="$sid" '$2 == s { print $1 }'); do kill -TERM "$p" 2>/dev/null; done
   # Then PBS's SIGKILL to whatever is left: after kill_delay, or at once when the job shell ends
-  # (the job is over then). Here once the ranks' checkpoint is there (or the job shell gone):
-  # Open MPI's mpirun, signalled too, would linger for two odls_base_sigkill_timeout periods (25 s
-  # each), forwarding none of the ranks' output meanwhile, so the stop line is not awaited.
+  # (the job is over then). Here once the ranks' checkpoint is there and the job shell's trap has
+  # logged (or the job shell is gone): on a loaded machine the ranks may checkpoint before the shell
+  # runs its trap, which kill_delay's seconds would leave it time for. Open MPI's mpirun, signalled
+  # too, would linger for two odls_base_sigkill_timeout periods (25 s each), forwarding none of the
+  # ranks' output meanwhile, so the stop line is not awaited.
   for i in $(seq 600); do
-    [ -s "$d/nbody-out/checkpoint.json" ] && break
+    [ -s "$d/nbody-out/checkpoint.json" ] && grep -q 'TERM: PBS ends this job' "$tmp/term.log" && break
     kill -0 "$job" 2>/dev/null || break
     sleep 0.1
   done
