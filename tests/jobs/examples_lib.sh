@@ -107,7 +107,8 @@ EOF
 # gs_example_workdir) with bash, as a user would type it; its output to stdout, its exit status
 # returned. An example that resumes (NBODY_RESTART=PATH) first gets the checkpoint it names: a
 # 2-step run on 2 ranks of the same options that checkpoints into PATH (made afresh; PATH is in
-# the test's own submit directory).
+# the test's own submit directory). It may take GS_EXAMPLE_CAP seconds (300 unless set): a test
+# that queues all its examples at once sets it for the whole queue.
 gs_example_run() {
   local dir=$1 cmd=$2 ck
   case $cmd in
@@ -120,5 +121,5 @@ gs_example_run() {
         { cat "$dir/fixture.log"; echo "the checkpoint for the example could not be made"; return 99; }
       ;;
   esac
-  (cd "$dir" && timeout 300 bash -c "$cmd" 2>&1 </dev/null)
+  (cd "$dir" && timeout "${GS_EXAMPLE_CAP:-300}" bash -c "$cmd" 2>&1 </dev/null)
 }
