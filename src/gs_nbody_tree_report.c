@@ -387,7 +387,9 @@ void gs_nbody_tree_report_final(struct gs_nbody_tree *t, long step, double tol) 
 void gs_nbody_tree_report_steps(struct gs_nbody_tree *tr, const struct gs_step_times *times, int steps) {
   struct gs_nbody_job *job = tr->repl.job;
   const struct gs_run *run = job->run;
-  struct gs_stats st[5]; /* total, build, walk (GS_NBODY_TREE_BUILD, _WALK: parts 0, 1), exchange, rest */
+  /* total, build, walk, exchange, rest: the helper takes parts 0 and 1 in that order */
+  _Static_assert(GS_NBODY_TREE_BUILD == 0 && GS_NBODY_TREE_WALK == 1, "the tree's parts: build, then walk");
+  struct gs_stats st[5];
   gs_nbody_ladder_step_stats(run, times, steps, 2, 1, st);
   if (run->rank != 0) return;
   double rate = tr->inter / st[0].median;
