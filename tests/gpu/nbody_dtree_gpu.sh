@@ -70,7 +70,7 @@ echo "ok: a collapse migrating $n bodies on 4 ranks ends in the 1-rank state $fi
 
 # The default tree layout on CUDA is the domains'; the replicated one stays, verified.
 out=$(gs_mpirun 1 nbody --backend cuda --solver tree --tree-layout replicated --iters 1 --progress off --n 20000 \
-  --steps 2 2>&1) || { echo "$out"; gs_fail "replicated layout: exit $?"; }
+  --steps 2 2>&1) || { rc=$?; echo "$out"; gs_fail "replicated layout: exit $rc"; }
 gs_verified "$out" "replicated layout"
 echo "$out" | grep '^# solver: tree .*every rank builds the whole tree' >/dev/null || { echo "$out"; gs_fail "not replicated"; }
 echo "ok: --tree-layout replicated on CUDA, verified"
@@ -85,6 +85,7 @@ echo "ok: forces reversed: FAILED (exit 1)"
 ck="--n 20000 --tree-cell 512 --opening relative --alpha 0.002 --energy-every 2"
 run 4 $ck --steps 8
 whole=$(echo "$out" | gs_hash_of)
+[ -n "$whole" ] || { echo "$out"; gs_fail "8 steps on 4 rank(s): no final state"; }
 run 4 $ck --steps 4 --checkpoint-every 4 --output "$tmp/ck"
 for np in 2 1; do
   cp -r "$tmp/ck" "$tmp/ck$np"

@@ -55,7 +55,10 @@ usage() { # usage WANT NP ARGS...
   echo "ok: $np rank(s): $(cat "$tmp/err")"
 }
 # Without CUDA there is no NCCL; a CUDA build (with or without NCCL) on the CPU backend says either.
-if "$GPUSIM" info --backend cpu 2>/dev/null | grep -q '^# CUDA: not built'; then
+info=$("$GPUSIM" info --backend cpu 2>&1)
+rc=$?
+[ $rc = 0 ] || { echo "$info"; gs_fail "gpusim info --backend cpu: exit $rc"; }
+if echo "$info" | grep -q '^# CUDA: not built'; then
   nccl_why="--exchange nccl: this gpusim was built without NCCL (configure --with-nccl)"
 else
   nccl_why="--exchange nccl: "

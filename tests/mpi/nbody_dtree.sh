@@ -103,6 +103,7 @@ echo "ok: forces reversed: FAILED (exit 1)"
 ck="--n 1024 --tree-cell 32 --opening relative --energy-every 2"
 run 3 $ck --steps 8
 whole=$(echo "$out" | gs_hash_of)
+[ -n "$whole" ] || { echo "$out"; gs_fail "8 steps on 3 rank(s): no final state"; }
 run 3 $ck --steps 4 --checkpoint-every 4 --output "$tmp/ck"
 for np in 2 1; do
   cp -r "$tmp/ck" "$tmp/ck$np"
@@ -116,7 +117,7 @@ for np in 2 1; do
 done
 cp -r "$tmp/ck" "$tmp/ckr"
 out=$(gs_mpirun 2 nbody --backend cpu --progress off --iters 1 --steps 8 --tree-layout replicated --restart "$tmp/ckr" \
-  --output "$tmp/ckr" 2>&1) || { echo "$out"; gs_fail "replicated restart: exit $?"; }
+  --output "$tmp/ckr" 2>&1) || { rc=$?; echo "$out"; gs_fail "replicated restart: exit $rc"; }
 gs_verified "$out" "replicated restart"
 echo "$out" | grep '^# solver: tree .*every rank builds the whole tree' >/dev/null || { echo "$out"; gs_fail "not replicated"; }
 echo "ok: checkpoint on 3 ranks, restart on 2 and 1 rank(s): the state $whole of 8 steps; replicated restart verified"

@@ -69,7 +69,7 @@ same_state() {
   shift 2
   s=$(stopped_at "$tmp/$name.log")
   out=$(gs_mpirun "$np" nbody $common --steps "$s" --output "$tmp/$name.ref" "$@") || gs_fail "$name: reference run of $s steps"
-  ref=$(echo "$out" | sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p')
+  ref=$(echo "$out" | gs_hash_of)
   got=$(gs_hash_of "$tmp/$name.log")
   [ -n "$ref" ] && [ "$ref" = "$got" ] || { tail -5 "$tmp/$name.log"; gs_fail "$name: state after the stop at step $s is $got, a run of $s steps gives $ref"; }
   grep -q '^# stop: .* which was abandoned' "$tmp/$name.log" && echo "note: $name: step $((s + 1)) was abandoned and undone"
@@ -86,10 +86,10 @@ same_checkpoint() {
   [ -n "$s" ] || s=$(manifest_step "$name") # a run whose stop line could not reach the log
   out=$(gs_mpirun "$np" nbody $common --steps $((s + 1)) --output "$tmp/$name.ref" "$@") ||
     gs_fail "$name: reference run of $((s + 1)) steps"
-  ref=$(echo "$out" | sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p')
+  ref=$(echo "$out" | gs_hash_of)
   out=$(gs_mpirun "$np" nbody $common --steps $((s + 1)) --restart "$tmp/$name" --output "$tmp/$name" "$@") ||
     { echo "$out"; gs_fail "$name: resuming from the checkpoint of step $s"; }
-  got=$(echo "$out" | sed -n 's/^# final state: .* = \([0-9a-f]*\)$/\1/p')
+  got=$(echo "$out" | gs_hash_of)
   [ -n "$ref" ] && [ "$ref" = "$got" ] || gs_fail "$name: step $s's checkpoint resumed to step $((s + 1)) gives $got, a run of $((s + 1)) steps gives $ref"
 }
 

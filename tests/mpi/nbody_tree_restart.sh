@@ -79,6 +79,7 @@ rc=$?
 step=$(sed -n 's/^# stopped after step \([0-9]*\) .*/\1/p' "$tmp/sig.out")
 [ -n "$step" ] || { cat "$tmp/sig.out"; gs_fail "no stop message"; }
 stopped=$(gs_hash_of <"$tmp/sig.out")
+[ -n "$stopped" ] || { cat "$tmp/sig.out"; gs_fail "no final state after the stop"; }
 out=$(gs_mpirun 2 nbody --backend cpu --n 3000 --iters 1 --progress off --solver tree --steps "$step") ||
   gs_fail "uninterrupted $step steps"
 [ "$(echo "$out" | gs_hash_of)" = "$stopped" ] || gs_fail "stopped at step $step in $stopped, $step steps give $(echo "$out" | gs_hash_of)"
