@@ -7,7 +7,7 @@ np=$(gs_gpu_ranks) || exit $?
 common="--backend cuda --iters 3 --warmup 1"
 for t in int float double; do
   for op in sum min max; do
-    out=$(gs_mpirun $np reduce $common --n 1000003 --type $t --op $op) || { echo "$out"; gs_fail "$t $op: exit $?"; }
+    out=$(gs_mpirun $np reduce $common --n 1000003 --type $t --op $op) || { rc=$?; echo "$out"; gs_fail "$t $op: exit $rc"; }
     gs_verified "$out" "$t $op" 10
     echo "ok: $t $op on $np GPU(s)"
   done

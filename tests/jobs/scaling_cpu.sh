@@ -62,7 +62,7 @@ fi
 
 # The sweep for real.
 S --gpus 1,2 --repeats 2 --strong-size 2e5 --weak-size 1e5 --out "$tmp/sw" -- --iters 2 --warmup 1 ||
-  { cat "$tmp"/sw/logs/* 2>/dev/null; gs_fail "sweep: exit status $?"; }
+  { rc=$?; cat "$tmp"/sw/logs/* 2>/dev/null; gs_fail "sweep: exit status $rc"; }
 ls "$tmp/sw" "$tmp/sw/logs"
 [ "$(ls "$tmp/sw/logs" | wc -l)" = 8 ] || gs_fail "want 8 run logs"
 for k in strong weak; do
@@ -137,7 +137,7 @@ done
 [ -n "$py" ] || gs_skip "matplotlib not installed (python3-matplotlib); the sweep part passed"
 png_ok() { [ -s "$1" ] && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
 # Headless: a DISPLAY that leads nowhere must not matter.
-out=$(DISPLAY=:99 timeout 120 $py "$plot" "$tmp/sw" --out "$tmp/figs" 2>&1) || { echo "$out"; gs_fail "plot: exit status $?"; }
+out=$(DISPLAY=:99 timeout 120 $py "$plot" "$tmp/sw" --out "$tmp/figs" 2>&1) || { rc=$?; echo "$out"; gs_fail "plot: exit status $rc"; }
 echo "$out"
 for f in reduce-strong reduce-weak reduce-ladder; do
   png_ok "$tmp/figs/$f.png" || gs_fail "plot: $f.png missing or not a PNG"
@@ -162,7 +162,7 @@ grep "^strong tree (domains) \[step\] .* P=2 " "$sf/figures/nbody-tree-scaling.t
 echo "$sfout" | grep "docs/figures" && gs_fail "scaling_figures.sh on the CPU backend wrote to docs/figures"
 echo "ok: one figure per workload and solver, with its caption and table"
 if [ -d "$tmp/nbody" ]; then
-  out=$(timeout 120 $py "$plot" "$tmp/nbody" 2>&1) || { echo "$out"; gs_fail "plot nbody: exit status $?"; }
+  out=$(timeout 120 $py "$plot" "$tmp/nbody" 2>&1) || { rc=$?; echo "$out"; gs_fail "plot nbody: exit status $rc"; }
   echo "$out"
   for f in nbody-strong nbody-weak; do
     png_ok "$tmp/nbody/$f.png" || gs_fail "plot nbody: $f.png missing or not a PNG"
@@ -198,7 +198,7 @@ for kind in ("strong", "weak"):
                     w.writerow(dict(row, rank=0, value=bw / p, efficiency=""))
 PY
 out=$(timeout 120 $py "$plot" "$tmp/gpu/reduce-strong.csv" "$tmp/gpu/reduce-weak.csv" --out "$tmp/gpufigs" 2>&1) ||
-  { echo "$out"; gs_fail "plot (GPU-like): exit status $?"; }
+  { rc=$?; echo "$out"; gs_fail "plot (GPU-like): exit status $rc"; }
 echo "$out"
 for f in reduce-strong reduce-weak reduce-ladder; do
   png_ok "$tmp/gpufigs/$f.png" || gs_fail "plot (GPU-like): $f.png missing or not a PNG"

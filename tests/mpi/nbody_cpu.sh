@@ -10,7 +10,7 @@ final_energy() { awk '$1 == "20" && NF == 8 { print $5 }'; }
 e1=""
 for np in 1 2 4; do
   for ov in on off; do
-    out=$(gs_mpirun $np nbody $common --overlap $ov) || { echo "$out"; gs_fail "np=$np overlap $ov: exit $?"; }
+    out=$(gs_mpirun $np nbody $common --overlap $ov) || { rc=$?; echo "$out"; gs_fail "np=$np overlap $ov: exit $rc"; }
     gs_verified "$out" "np=$np overlap $ov"
     e=$(echo "$out" | final_energy)
     [ -n "$e" ] || { echo "$out"; gs_fail "np=$np: no final energy line"; }

@@ -34,7 +34,7 @@ checks = [r["params"] for r in rows if "phase=forces" in r["params"]]
 assert len(checks) == 1 and "check=FAILED" in checks[0], checks
 PY
 fi
-out=$(gs_mpirun 2 $run --precision double 2>&1) || { echo "$out"; gs_fail "the same bodies in double precision: exit $?"; }
+out=$(gs_mpirun 2 $run --precision double 2>&1) || { rc=$?; echo "$out"; gs_fail "the same bodies in double precision: exit $rc"; }
 gs_verified "$out" "the same bodies in double precision" 1
 echo "ok: forces over the tolerance: FAILED, exit 1 (double precision: OK)"
 

@@ -8,7 +8,7 @@ for t in int float double; do
   for op in sum min max; do
     ref1=""
     for np in 1 2 4; do
-      out=$(gs_mpirun $np reduce $common --total 100003 --type $t --op $op) || { echo "$out"; gs_fail "$t $op np=$np: exit $?"; }
+      out=$(gs_mpirun $np reduce $common --total 100003 --type $t --op $op) || { rc=$?; echo "$out"; gs_fail "$t $op np=$np: exit $rc"; }
       gs_verified "$out" "$t $op np=$np"
       ref=$(echo "$out" | sed -n 's/^# reference: .* = \([^ ]*\) .*/\1/p')
       [ -n "$ref" ] || gs_fail "$t $op np=$np: no reference line"
