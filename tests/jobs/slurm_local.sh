@@ -21,7 +21,9 @@
 #                        (NBODY_RESTART=DIR NBODY_STEPS=S+5) and compared with an uninterrupted
 #                        job of S+5 steps: the same final-state hash (srun and mpirun)
 #   every sbatch example of docs/cluster.md and the scripts' headers, as written, through a
-#   test-scale sbatch (examples_lib.sh), the GPU-less recipe on n3 (partition cpu, no GPUs)
+#   test-scale sbatch (examples_lib.sh), the GPU-less recipe on n3 (partition cpu, no GPUs); an
+#   example whose job SLURM itself ended (time limit, node failure) runs once more, said so
+# A failure ends with the daemons' logs, then the job's own last lines and its SLURM record.
 # Needs root (slurmd starts job steps as their owner) and Debian's slurmctld, slurmd,
 # slurm-client and munge; skips (77) where they are missing or SLURM cannot start here.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -61,11 +63,23 @@ trap 'exit 99' INT TERM
 showlogs() {
   for f in "$T"/log/*; do echo "---- $f"; tail -25 "$f"; done
 }
-fail() { showlogs; gs_fail "$*"; }
+# job_record JID: what SLURM's completion log says of a finished job (an array's: of each task):
+# its state, times, node and exit code. Where a job's own log stops short (a time limit, a node
+# that SLURM gave up on), this says which.
+job_record() {
+  awk -v j="$1" '$1 == "JobId=" j || $0 ~ " ArrayJobId=" j " " { s = ""
+      for (f = 1; f <= NF; f++) if ($f ~ /^(JobId|JobState|StartTime|EndTime|NodeList|ExitCode)=/) s = s " " $f
+      print "SLURM:" s }' "$T/log/jobcomp.txt" 2>/dev/null
+}
+# fail MESSAGE: the daemons' logs, then (last, where a short view of the log still shows it) the
+# SLURM record of the job in hand, if any, and the message.
+fail() { showlogs; [ -n "${jid:-}" ] && job_record "$jid"; gs_fail "$*"; }
 
 # ---- the cluster ----
 host=$(hostname -s)
-ncpu=$(nproc)
+# The machine's CPUs: nproc would give OMP_NUM_THREADS where that is set (1 here leaves no room
+# for a 2-task job on a node).
+ncpu=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)
 mkdir -p "$T/munge" "$T/state" "$T/log" "$T/dev" "$T/work" "$T/results" "$T/n1/spool" "$T/n2/spool" "$T/n3/spool"
 chmod 711 "$T/munge"
 dd if=/dev/urandom of="$T/munge/munge.key" bs=1024 count=1 2>/dev/null
@@ -213,13 +227,20 @@ submit() {
 # job_rc JID RC ERRFILE: the job's exit status. sbatch --wait's own (RC), unless its poll came
 # after the controller had purged the finished job (MinJobAge, short here for fast polls on a
 # busy machine): then it says "no longer found" and exits 0, whatever the job did. The exit
-# code then comes from the controller's completion log (the highest of an array's tasks).
+# code then comes from the controller's completion log (the highest of an array's tasks): its
+# ExitCode=STATUS:SIGNAL, 128 + SIGNAL for a script killed by a signal (STATUS 0), and 1 for a
+# job SLURM ended otherwise (JobState TIMEOUT, NODE_FAIL, ... with ExitCode=0:0), as sbatch
+# --wait says of those.
 job_rc() {
   grep -q 'no longer found' "$3" 2>/dev/null || { echo "$2"; return; }
   local i codes
   for i in $(seq 100); do
-    codes=$(awk -v j="$1" '$1 == "JobId=" j || / ArrayJobId=/ && $0 ~ " ArrayJobId=" j " " {
-      for (f = 1; f <= NF; f++) if ($f ~ /^ExitCode=/) { split(substr($f, 10), c, ":"); print c[1] } }' \
+    codes=$(awk -v j="$1" '$1 == "JobId=" j || / ArrayJobId=/ && $0 ~ " ArrayJobId=" j " " { v = ""; ok = 0
+      for (f = 1; f <= NF; f++) {
+        if ($f ~ /^ExitCode=/) { split(substr($f, 10), c, ":"); v = c[1] != 0 ? c[1] : c[2] != 0 ? 128 + c[2] : 0 }
+        if ($f == "JobState=COMPLETED") ok = 1
+      }
+      if (v != "") print (v == 0 && !ok) ? 1 : v }' \
       "$T/log/jobcomp.txt" 2>/dev/null | sort -n | tail -1)
     [ -n "$codes" ] && break
     sleep 0.1
@@ -519,45 +540,76 @@ EOF
 chmod +x "$T/exbin/sbatch"
 gs_examples_distinct | awk -F'\t' '$2 == "sbatch"' >"$T/ex.list"
 [ -s "$T/ex.list" ] || fail "no sbatch examples"
-i=0
-while IFS="$(printf '\t')" read -r where kind cmd; do
-  i=$((i + 1))
-  gs_example_workdir "$T/ex$i"
+# example_start DIR CMD: run the example CMD in the submit directory DIR, in the background
+# (DIR.out its output, DIR.rc its exit status); bg_NAME (NAME: DIR's name) its process.
+example_start() {
+  gs_example_workdir "$1"
   (
     unset GPUSIM GPUSIM_RESULTS GPUSIM_BACKEND GPUSIM_ARGS GPUSIM_LAUNCHER GPUSIM_MPIRUN_ARGS
     export OMPI_MCA_btl=self,tcp # two nodes of one host: no shared-memory transport between them
-    PATH="$T/exbin:$PATH" gs_example_run "$T/ex$i" "$cmd" >"$T/ex$i.out" 2>&1
-    echo $? >"$T/ex$i.rc"
+    PATH="$T/exbin:$PATH" gs_example_run "$1" "$2" >"$1.out" 2>&1
+    echo $? >"$1.rc"
   ) &
-  eval "bg_ex$i=\$!"
+  eval "bg_$(basename "$1")=\$!"
+}
+# example_check DIR CMD: wait for the example started in DIR and show its output and job log;
+# 0 if it passed, else 1 and why (the job's id in jid, its logs in logs, where known).
+example_check() {
+  local d=$1 cmd=$2 v rc
+  v=bg_$(basename "$d")
+  wait "${!v}"
+  why= jid= logs=
+  rc=$(cat "$d.rc")
+  jid=$(grep -E '^[0-9]+(;.*)?$' "$d.out" | head -1 | cut -d';' -f1)
+  cat "$d.out"
+  [ -n "$jid" ] || { why="no job id"; return 1; }
+  rc=$(job_rc "$jid" "$rc" "$d.out")
+  # The job's log: <job name>-<job id>.out in the submit directory (an array's: name-id_task.out)
+  logs=$(ls "$d"/*-"$jid".out "$d"/*-"$jid"_*.out 2>/dev/null)
+  [ -n "$logs" ] || { why="no log $d/<job name>-$jid.out: $(ls "$d")"; return 1; }
+  cat $logs
+  [ "$rc" = 0 ] || { why="exit status $rc"; return 1; }
+  case $cmd in
+    *scaling.sbatch*) grep -q '^# sweep: [0-9]* run(s), 0 failed' $logs || { why="the sweep"; return 1; } ;;
+    *) [ "$(cat $logs | grep -c '^# verification: OK')" = "$(echo $logs | wc -w)" ] || { why="not verified"; return 1; } ;;
+  esac
+  case $cmd in *NBODY_RESTART=*) grep -q '^# restart: from .* at step 2 ' $logs || { why="not resumed"; return 1; } ;; esac
+  case $cmd in
+    *sweep_array.sbatch*) [ "$(tail -n +2 "$d"/results/*-"$jid"/array-tasks.csv | cut -d, -f1 | sort -u)" = "$jid" ] &&
+      [ "$(tail -n +2 "$d"/results/*-"$jid"/array-tasks.csv | wc -l)" = "$(echo $logs | wc -w)" ] ||
+      { why="array-tasks.csv: $(cat "$d"/results/*-"$jid"/array-tasks.csv)"; return 1; } ;;
+  esac
+  return 0
+}
+i=0
+while IFS="$(printf '\t')" read -r where kind cmd; do
+  i=$((i + 1))
+  example_start "$T/ex$i" "$cmd"
 done <"$T/ex.list"
 i=0
 while IFS="$(printf '\t')" read -r where kind cmd; do
   i=$((i + 1))
-  v=bg_ex$i
-  wait "${!v}"
-  d=$T/ex$i
-  rc=$(cat "$d.rc")
-  jid=$(grep -E '^[0-9]+(;.*)?$' "$d.out" | head -1 | cut -d';' -f1)
   echo "== $where: $cmd"
-  cat "$d.out"
-  [ -n "$jid" ] || fail "$where: no job id"
-  rc=$(job_rc "$jid" "$rc" "$d.out")
-  # The job's log: <job name>-<job id>.out in the submit directory (an array's: name-id_task.out)
-  logs=$(ls "$d"/*-"$jid".out "$d"/*-"$jid"_*.out 2>/dev/null)
-  [ -n "$logs" ] || fail "$where: no log $d/<job name>-$jid.out: $(ls "$d")"
-  cat $logs
-  [ "$rc" = 0 ] || fail "$where: exit status $rc"
-  case $cmd in
-    *scaling.sbatch*) grep -q '^# sweep: [0-9]* run(s), 0 failed' $logs || fail "$where: the sweep" ;;
-    *) [ "$(cat $logs | grep -c '^# verification: OK')" = "$(echo $logs | wc -w)" ] || fail "$where: not verified" ;;
-  esac
-  case $cmd in *NBODY_RESTART=*) grep -q '^# restart: from .* at step 2 ' $logs || fail "$where: not resumed" ;; esac
-  case $cmd in
-    *sweep_array.sbatch*) [ "$(tail -n +2 "$d"/results/*-"$jid"/array-tasks.csv | cut -d, -f1 | sort -u)" = "$jid" ] &&
-      [ "$(tail -n +2 "$d"/results/*-"$jid"/array-tasks.csv | wc -l)" = "$(echo $logs | wc -w)" ] ||
-      fail "$where: array-tasks.csv: $(cat "$d"/results/*-"$jid"/array-tasks.csv)" ;;
-  esac
+  if ! example_check "$T/ex$i" "$cmd"; then
+    # A job that SLURM itself ended: its 5-minute limit (these jobs take seconds: something hung,
+    # the script, gpusim or a step launch on this stand-in cluster of one host, and the job's
+    # log above says how far it got) or a node SLURM gave up on. Once more, alone; the first
+    # one's log and record stay above, and a second such end fails.
+    rec=$([ -n "$jid" ] && job_record "$jid")
+    case $rec in
+      *JobState=TIMEOUT* | *JobState=NODE_FAIL*)
+        echo "$rec"
+        echo "note: $where: SLURM ended job $jid (above), not the script: once more"
+        example_start "$T/ex${i}_again" "$cmd"
+        example_check "$T/ex${i}_again" "$cmd" ;;
+      *) false ;;
+    esac || {
+      showlogs
+      [ -n "$logs" ] && { echo "---- $where: the job's log (job $jid), its last lines"; tail -12 $logs; }
+      [ -n "$jid" ] && job_record "$jid"
+      gs_fail "$where: $why"
+    }
+  fi
   echo "ok: $where (job $jid, at ${SECONDS}s)"
 done <"$T/ex.list"
 echo "ok: $i sbatch examples"
