@@ -72,8 +72,14 @@ job_record() {
       print "SLURM:" s }' "$T/log/jobcomp.txt" 2>/dev/null
 }
 # fail MESSAGE: the daemons' logs, then (last, where a short view of the log still shows it) the
-# SLURM record of the job in hand, if any, and the message.
-fail() { showlogs; [ -n "${jid:-}" ] && job_record "$jid"; gs_fail "$*"; }
+# last lines of the job's own log (logs, where an example set it) and SLURM's record of the job in
+# hand (jid), if any, and the message.
+fail() {
+  showlogs
+  [ -n "${logs:-}" ] && { echo "---- the job's log (job $jid), its last lines"; tail -12 $logs; }
+  [ -n "${jid:-}" ] && job_record "$jid"
+  gs_fail "$*"
+}
 
 # ---- the cluster ----
 host=$(hostname -s)
@@ -235,13 +241,12 @@ job_rc() {
   grep -q 'no longer found' "$3" 2>/dev/null || { echo "$2"; return; }
   local i codes
   for i in $(seq 100); do
-    codes=$(awk -v j="$1" '$1 == "JobId=" j || / ArrayJobId=/ && $0 ~ " ArrayJobId=" j " " { v = ""; ok = 0
+    codes=$(job_record "$1" | awk '{ v = ""; ok = 0
       for (f = 1; f <= NF; f++) {
         if ($f ~ /^ExitCode=/) { split(substr($f, 10), c, ":"); v = c[1] != 0 ? c[1] : c[2] != 0 ? 128 + c[2] : 0 }
         if ($f == "JobState=COMPLETED") ok = 1
       }
-      if (v != "") print (v == 0 && !ok) ? 1 : v }' \
-      "$T/log/jobcomp.txt" 2>/dev/null | sort -n | tail -1)
+      if (v != "") print (v == 0 && !ok) ? 1 : v }' | sort -n | tail -1)
     [ -n "$codes" ] && break
     sleep 0.1
   done
@@ -603,12 +608,7 @@ while IFS="$(printf '\t')" read -r where kind cmd; do
         example_start "$T/ex${i}_again" "$cmd"
         example_check "$T/ex${i}_again" "$cmd" ;;
       *) false ;;
-    esac || {
-      showlogs
-      [ -n "$logs" ] && { echo "---- $where: the job's log (job $jid), its last lines"; tail -12 $logs; }
-      [ -n "$jid" ] && job_record "$jid"
-      gs_fail "$where: $why"
-    }
+    esac || fail "$where: $why"
   fi
   echo "ok: $where (job $jid, at ${SECONDS}s)"
 done <"$T/ex.list"
